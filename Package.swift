@@ -1,0 +1,36 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Settings shared by every target: Swift 6 language mode with complete strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "ProcedureKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PKCore", targets: ["PKCore"]),
+        .library(name: "PKTesting", targets: ["PKTesting"]),
+        .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
+        .executable(name: "ImagePipeline", targets: ["ImagePipeline"]),
+    ],
+    targets: [
+        // MARK: - Libraries
+        .target(name: "PKCore", swiftSettings: swiftSettings),
+        .target(name: "PKTesting", dependencies: ["PKCore"], swiftSettings: swiftSettings),
+
+        // MARK: - Examples
+        .executableTarget(
+            name: "HelloProcedure", dependencies: ["PKCore"], path: "Examples/HelloProcedure",
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ImagePipeline", dependencies: ["PKCore"], path: "Examples/ImagePipeline",
+            swiftSettings: swiftSettings),
+
+        // MARK: - Tests
+        .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "PKStressTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
+    ]
+)
