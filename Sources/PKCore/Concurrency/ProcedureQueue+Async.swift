@@ -1,0 +1,52 @@
+extension Procedure {
+    /// Throws when the finished procedure was cancelled or failed: `CancellationError` when cancelled without
+    /// errors (or because the awaiting Task was cancelled), the error itself when there is one, and a
+    /// ``ProcedureKitError`` with context ``ProcedureKitError/Context/multipleErrors`` wrapping them when there
+    /// are several.
+    func throwIfUnsuccessful() throws {
+        let (cancelled, errors) = storage.withLock { ($0.machine.isCancelled, $0.machine.errors) }
+        if errors.isEmpty {
+            if cancelled { throw CancellationError() }
+            return
+        }
+        if errors.count == 1 {
+            if let error = errors[0] as? ProcedureKitError, error.context == .taskCancelled {
+                throw CancellationError()
+            }
+            throw errors[0]
+        }
+        throw ProcedureKitError(context: .multipleErrors, errors: errors)
+    }
+}
+
+extension ProcedureQueue {
+
+    /// Adds `procedure` and waits for it to finish.
+    ///
+    /// Throws when it was cancelled or failed (see the rules on ``Procedure``'s async APIs): `CancellationError`
+    /// for a cancellation without errors, the error when there is exactly one, otherwise a ``ProcedureKitError``
+    /// with context `multipleErrors`. Cancelling the awaiting Task cancels the procedure.
+    public func run(_ procedure: Procedure) async throws {
+        try await withTaskCancellationHandler {
+            add(procedure: procedure)
+            await procedure.waitUntilFinished()
+            try procedure.throwIfUnsuccessful()
+        } onCancel: {
+            procedure.cancel(with: ProcedureKitError.taskCancelled())
+        }
+    }
+
+    /// Adds `procedure`, waits for it to finish and returns its output.
+    ///
+    /// Throws as ``run(_:)-(Procedure)`` does, the output's error when it is a failure, and
+    /// ``ProcedureKitError/Context/requirementNotSatisfied`` when the output is still pending.
+    @discardableResult
+    public func run<P: OutputProcedure>(_ procedure: P) async throws -> P.Output {
+        try await run(procedure as Procedure)
+        switch procedure.output {
+        case .ready(.success(let value)): return value
+        case .ready(.failure(let error)): throw error
+        case .pending: throw ProcedureKitError.requirementNotSatisfied()
+        }
+    }
+}

@@ -1,0 +1,124 @@
+/// The error type the framework itself reports.
+///
+/// A `ProcedureKitError` carries a ``Context`` that says what went wrong, which you can `switch` on, and the
+/// underlying errors (if any) that caused it. Two errors are equal when their contexts are equal; the underlying
+/// errors are not compared, so `ProcedureKitError.noQueue() == ProcedureKitError.noQueue()` is `true`.
+///
+/// New contexts are added over time; `switch` statements over ``Context`` should include a `default` case.
+public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvertible {
+
+    /// What went wrong.
+    public enum Context: Equatable, Sendable {
+        /// The framework was used in a way it does not support; the string says how.
+        case programmingError(String)
+        /// The operation needs a queue, but the procedure is not (or no longer) on one.
+        case noQueue
+        /// The procedures named form a dependency cycle, so none of them could ever become ready.
+        case dependencyCycle([String])
+        /// The procedure was cancelled because the Swift `Task` awaiting it was cancelled.
+        case taskCancelled
+        /// The procedure was cancelled because its parent was cancelled.
+        case parentCancelled
+        /// The procedure was cancelled because a dependency finished with errors.
+        case dependencyFinishedWithErrors
+        /// The procedure was cancelled because a dependency was cancelled.
+        case dependencyCancelledWithErrors
+        /// A condition failed; the underlying errors say why.
+        case conditionFailed
+        /// A requirement (for example an input value) was not satisfied.
+        case requirementNotSatisfied
+        /// The procedure was started by something other than a ``ProcedureQueue``.
+        case notStartedByProcedureQueue
+        /// Several errors; the underlying errors are all of them.
+        case multipleErrors
+        /// An error with no further information.
+        case unknown
+    }
+
+    /// What went wrong.
+    public let context: Context
+
+    /// The errors that caused this one, if any.
+    public let underlyingErrors: [any Error]
+
+    /// The first underlying error, if any.
+    public var underlyingError: (any Error)? { underlyingErrors.first }
+
+    /// Creates an error with a context and the errors that caused it.
+    public init(context: Context, errors: [any Error] = []) {
+        self.context = context
+        self.underlyingErrors = errors
+    }
+
+    /// Compares contexts only; underlying errors are ignored.
+    public static func == (lhs: ProcedureKitError, rhs: ProcedureKitError) -> Bool {
+        lhs.context == rhs.context
+    }
+
+    /// A readable description naming the context and the underlying errors.
+    public var description: String {
+        let base: String
+        switch context {
+        case .programmingError(let reason): base = "Programming error: \(reason)"
+        case .noQueue: base = "The procedure is not on a queue"
+        case .dependencyCycle(let names): base = "Dependency cycle: \(names.joined(separator: " -> "))"
+        case .taskCancelled: base = "The awaiting Task was cancelled"
+        case .parentCancelled: base = "The parent was cancelled"
+        case .dependencyFinishedWithErrors: base = "A dependency finished with errors"
+        case .dependencyCancelledWithErrors: base = "A dependency was cancelled"
+        case .conditionFailed: base = "A condition failed"
+        case .requirementNotSatisfied: base = "A requirement was not satisfied"
+        case .notStartedByProcedureQueue: base = "The procedure was not started by a ProcedureQueue"
+        case .multipleErrors: base = "Several errors"
+        case .unknown: base = "Unknown error"
+        }
+        guard !underlyingErrors.isEmpty else { return base }
+        return base + " (" + underlyingErrors.map { String(describing: $0) }.joined(separator: ", ") + ")"
+    }
+
+    // MARK: - Factories
+
+    /// The framework was misused; `reason` says how.
+    public static func programmingError(reason: String) -> ProcedureKitError {
+        ProcedureKitError(context: .programmingError(reason))
+    }
+
+    /// The procedure has no queue to add an operation to.
+    public static func noQueue() -> ProcedureKitError { ProcedureKitError(context: .noQueue) }
+
+    /// The named procedures form a dependency cycle.
+    public static func dependencyCycle(_ names: [String]) -> ProcedureKitError {
+        ProcedureKitError(context: .dependencyCycle(names))
+    }
+
+    /// The Task awaiting the procedure was cancelled.
+    public static func taskCancelled() -> ProcedureKitError { ProcedureKitError(context: .taskCancelled) }
+
+    /// The parent (for example a group) was cancelled with `errors`.
+    public static func parent(cancelledWithErrors errors: [any Error]) -> ProcedureKitError {
+        ProcedureKitError(context: .parentCancelled, errors: errors)
+    }
+
+    /// A dependency finished with `errors`.
+    public static func dependency(finishedWithErrors errors: [any Error]) -> ProcedureKitError {
+        ProcedureKitError(context: .dependencyFinishedWithErrors, errors: errors)
+    }
+
+    /// A dependency was cancelled with `errors`.
+    public static func dependency(cancelledWithErrors errors: [any Error]) -> ProcedureKitError {
+        ProcedureKitError(context: .dependencyCancelledWithErrors, errors: errors)
+    }
+
+    /// A condition failed with `errors`.
+    public static func conditionFailed(with errors: [any Error] = []) -> ProcedureKitError {
+        ProcedureKitError(context: .conditionFailed, errors: errors)
+    }
+
+    /// A requirement, such as an injected input, was not satisfied.
+    public static func requirementNotSatisfied() -> ProcedureKitError {
+        ProcedureKitError(context: .requirementNotSatisfied)
+    }
+
+    /// An error with no further information.
+    public static let unknown = ProcedureKitError(context: .unknown)
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The protocol every ``Procedure`` conforms to; it carries the block-observer conveniences so their closures
+/// receive the procedure typed as `Self`.
+///
+/// ```swift
+/// override init() {
+///     super.init()
+///     addDidCancelBlockObserver { procedure, _ in
+///         procedure.timer?.cancel()
+///         procedure.finish()
+///     }
+/// }
+/// ```
+public protocol ProcedureProtocol: AnyObject, Sendable {}
+
+extension ProcedureProtocol where Self: Procedure {
+
+    /// Adds an observer whose `block` runs before `execute()`, with the pending-execute token.
+    public func addWillExecuteBlockObserver(
+        synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
+        block: @escaping @Sendable (Self, PendingExecuteEvent) -> Void
+    ) {
+        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, willExecute: block))
+    }
+
+    /// Adds an observer whose `block` runs after `execute()` returns.
+    public func addDidExecuteBlockObserver(
+        synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
+        block: @escaping @Sendable (Self) -> Void
+    ) {
+        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, didExecute: block))
+    }
+
+    /// Adds an observer whose `block` runs after the procedure is cancelled, with the cancel errors.
+    public func addDidCancelBlockObserver(
+        synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
+        block: @escaping @Sendable (Self, [any Error]) -> Void
+    ) {
+        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, didCancel: block))
+    }
+
+    /// Adds an observer whose `block` runs before the procedure adds an operation to its queue.
+    public func addWillAddOperationBlockObserver(
+        synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
+        block: @escaping @Sendable (Self, Operation) -> Void
+    ) {
+        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, willAdd: block))
+    }
+
+    /// Adds an observer whose `block` runs after the procedure added an operation to its queue.
+    public func addDidAddOperationBlockObserver(
+        synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
+        block: @escaping @Sendable (Self, Operation) -> Void
+    ) {
+        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, didAdd: block))
+    }
+
+    /// Adds an observer whose `block` runs before the procedure finishes, with its errors and the token.
+    public func addWillFinishBlockObserver(
+        synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
+        block: @escaping @Sendable (Self, [any Error], PendingFinishEvent) -> Void
+    ) {
+        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, willFinish: block))
+    }
+
+    /// Adds an observer whose `block` runs after the procedure finished, with its errors.
+    public func addDidFinishBlockObserver(
+        synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
+        block: @escaping @Sendable (Self, [any Error]) -> Void
+    ) {
+        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, didFinish: block))
+    }
+}

@@ -1,0 +1,638 @@
+import Foundation
+import Synchronization
+
+/// A unit of work: subclass it, override ``execute()``, and call ``finish()`` when the work is done.
+///
+/// `Procedure` is a `Foundation.Operation`, so any operation can be its dependency. Add procedures to a
+/// ``ProcedureQueue``, which starts each one when its dependencies have finished.
+///
+/// ```swift
+/// class MyFirstProcedure: Procedure, @unchecked Sendable {
+///     override func execute() {
+///         print("Hello World")
+///         finish()
+///     }
+/// }
+///
+/// let queue = ProcedureQueue()
+/// queue.add(procedure: MyFirstProcedure())
+/// ```
+///
+/// Thread safety: every public member may be called from any thread. One procedure's events (`execute()`, its
+/// overrides and its observers) never run concurrently with each other. Errors accumulate in ``errors``: cancel
+/// and finish errors are appended in the order they were accepted.
+///
+/// Cancellation: cancelled before it executes, a procedure skips `execute()` and finishes by itself once its
+/// queue starts it. Cancelled while executing, nothing interrupts `execute()`; override
+/// ``procedureDidCancel(withErrors:)`` or add a DidCancel observer to stop the work and call `finish()`.
+///
+/// Subclasses restate `@unchecked Sendable`, as every `Operation` subclass must in Swift 6.
+open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
+    // @unchecked Sendable: every mutable field of the procedure lives in `storage`, guarded by its Mutex.
+    // Foundation's own Operation fields are only touched through Foundation's own locked accessors.
+
+    final let storage: Mutex<ProcedureStorage>
+
+    /// Creates a procedure.
+    public override init() {
+        storage = Mutex(ProcedureStorage(automaticFinishingDisabled: false))
+        super.init()
+    }
+
+    /// Creates a procedure that never finishes by itself when `disableAutomaticFinishing` is `true`.
+    ///
+    /// Such a procedure's `execute()` runs even when it was cancelled before starting, and its code must call
+    /// `finish()` on every path.
+    public init(disableAutomaticFinishing: Bool) {
+        storage = Mutex(ProcedureStorage(automaticFinishingDisabled: disableAutomaticFinishing))
+        super.init()
+    }
+
+    // MARK: - Override points
+
+    /// The work. Override it, do not call `super`, and call `finish()` when done (possibly later, from any
+    /// thread). Runs in the procedure's serial event context; never concurrently with its observers.
+    open func execute() {
+        log.warning("\(procedureName) did not override execute(); finishing.")
+        finish()
+    }
+
+    /// Called after a cancel is accepted, before the DidCancel observers. The default does nothing.
+    open func procedureDidCancel(withErrors errors: [any Error]) {}
+
+    /// Called when the procedure starts finishing, before the WillFinish observers. The default does nothing.
+    open func procedureWillFinish(withErrors errors: [any Error]) {}
+
+    /// Called after the procedure finished, before the DidFinish observers. The default does nothing.
+    open func procedureDidFinish(withErrors errors: [any Error]) {}
+
+    /// A synchronous hook run on the cancelling thread right after a cancel is accepted; used by framework
+    /// subclasses (async procedures cancel their Task here).
+    func procedureWasCancelled(withErrors errors: [any Error]) {}
+
+    // MARK: - Status
+
+    /// The procedure's name; defaults to the type name.
+    open override var name: String? {
+        get { storage.withLock { $0.name } ?? String(describing: type(of: self)) }
+        set { storage.withLock { $0.name = newValue } }
+    }
+
+    /// The name, never `nil`.
+    public final var procedureName: String { name ?? String(describing: type(of: self)) }
+
+    /// `true` once `cancel` was accepted.
+    public final override var isCancelled: Bool { storage.withLock { $0.machine.isCancelled } }
+
+    /// `true` while `execute()` may be running (from just before it is called until finishing begins).
+    public final override var isExecuting: Bool { storage.withLock { $0.machine.state == .executing } }
+
+    /// `true` once the procedure has finished.
+    public final override var isFinished: Bool { storage.withLock { $0.machine.state == .finished } }
+
+    /// `true` while the procedure is on a queue and has not started.
+    public final var isPending: Bool { storage.withLock { $0.machine.state == .pending } }
+
+    /// `true` once the procedure has been added to a queue.
+    public final var isEnqueued: Bool { storage.withLock { $0.machine.state >= .pending } }
+
+    /// Procedures finish asynchronously.
+    public final override var isAsynchronous: Bool { true }
+
+    /// `true` when a queue could start the procedure now.
+    public final override var isReady: Bool {
+        let (state, readiness, cancelled, dependencies) = storage.withLock {
+            ($0.machine.state, $0.readiness, $0.machine.isCancelled, $0.dependencies)
+        }
+        if cancelled || readiness == .ready { return true }
+        guard state == .initialized else { return false }
+        return dependencies.allSatisfy(\.isFinished)
+    }
+
+    /// Every error from cancelling and finishing, in the order they were accepted.
+    public final var errors: [any Error] { storage.withLock { $0.machine.errors } }
+
+    /// The first error, if any.
+    public final var error: (any Error)? { storage.withLock { $0.machine.errors.first } }
+
+    /// `true` when ``errors`` is not empty.
+    public final var failed: Bool { storage.withLock { !$0.machine.errors.isEmpty } }
+
+    /// Where the procedure is, and how it ended.
+    public final var status: ProcedureStatus {
+        let (state, cancelled, failed) = storage.withLock {
+            ($0.machine.state, $0.machine.isCancelled, !$0.machine.errors.isEmpty)
+        }
+        switch state {
+        case .finished:
+            if cancelled { return .cancelled }
+            return failed ? .failed : .finished
+        case .executing, .finishing:
+            return cancelled ? .cancelled : .executing
+        case .initialized, .willEnqueue, .pending, .started:
+            return cancelled ? .cancelled : .pending
+        }
+    }
+
+    /// The procedure's log. See ``ProcedureLog``.
+    public final var log: ProcedureLog { ProcedureLog(owner: self) }
+
+    var logSettings: ProcedureLogSettings { storage.withLock { $0.logSettings } ?? ProcedureLogSettings() }
+
+    func updateLogSettings(_ update: (inout ProcedureLogSettings) -> Void) {
+        storage.withLock {
+            var settings = $0.logSettings ?? ProcedureLogSettings()
+            update(&settings)
+            $0.logSettings = settings
+        }
+    }
+
+    /// `<name> #<address>`.
+    open override var description: String {
+        "\(procedureName) #\(String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16))"
+    }
+
+    // MARK: - Finishing
+
+    /// Finishes the procedure without errors. See ``finish(withErrors:)``.
+    public final func finish() {
+        finish(withErrors: [])
+    }
+
+    /// Finishes the procedure with `error`, if not `nil`. See ``finish(withErrors:)``.
+    public final func finish(with error: (any Error)?) {
+        finish(withErrors: error.map { [$0] } ?? [])
+    }
+
+    /// Finishes the procedure, appending `errors` to ``errors``.
+    ///
+    /// Callable from any thread, including from inside `execute()`; the finishing work runs after the current
+    /// event (for example after `execute()` returns). The first accepted finish wins; later calls are ignored
+    /// with a warning. Before the procedure starts, finishing is allowed only once it is cancelled, and is then
+    /// carried out when its queue starts it.
+    public final func finish(withErrors errors: [any Error]) {
+        var drainNow = false
+        let action = storage.withLock { storage -> ProcedureStateMachine.FinishAction in
+            let action = storage.machine.finish(errors: errors)
+            if case .beginFinishing = action { drainNow = storage.loop.accept(.beginFinishing) }
+            return action
+        }
+        switch action {
+        case .beginFinishing:
+            if drainNow { drain(startingWith: .beginFinishing) }
+        case .deferUntilStart:
+            log.verbose("finish requested before start; it happens when the queue starts the procedure")
+        case .rejectNotStarted(let state):
+            log.warning(
+                "finish() called on \(procedureName) in state \(state), before it started and without being "
+                    + "cancelled; ignored")
+        case .ignoreDuplicate(let state):
+            log.warning("finish() called again on \(procedureName) in state \(state); ignored")
+        }
+    }
+
+    // MARK: - Cancelling
+
+    /// Cancels the procedure without errors. See ``cancel(withErrors:)``.
+    public final override func cancel() {
+        cancel(withErrors: [])
+    }
+
+    /// Cancels the procedure with `error`, if not `nil`. See ``cancel(withErrors:)``.
+    public final func cancel(with error: (any Error)?) {
+        cancel(withErrors: error.map { [$0] } ?? [])
+    }
+
+    /// Cancels the procedure, appending `errors` to ``errors``.
+    ///
+    /// `isCancelled` is `true` when this returns. ``procedureDidCancel(withErrors:)`` and then the DidCancel
+    /// observers run in the procedure's event context, after any event in progress (so after `execute()` if it
+    /// is running). Ignored once the procedure is cancelled, finishing or finished.
+    public final func cancel(withErrors errors: [any Error]) {
+        var drainNow = false
+        let action = storage.withLock { storage -> ProcedureStateMachine.CancelAction in
+            let action = storage.machine.cancel(errors: errors)
+            if case .didCancel = action { drainNow = storage.loop.accept(.didCancel(errors)) }
+            return action
+        }
+        guard case .didCancel(let wasPending) = action else { return }
+        procedureWasCancelled(withErrors: errors)
+        if wasPending { becomeReadyIfWaiting() }
+        if drainNow { drain(startingWith: .didCancel(errors)) }
+    }
+
+    // MARK: - Starting
+
+    /// Called by the queue. Do not call it yourself.
+    ///
+    /// A procedure started by something other than a ``ProcedureQueue`` (a plain `OperationQueue`, or a direct
+    /// call) runs if all of its dependencies have finished, with a warning; otherwise it is cancelled with
+    /// ``ProcedureKitError/Context/notStartedByProcedureQueue`` and finishes without executing.
+    public final override func start() {
+        let adopted = storage.withLock { $0.machine.adoptWithoutQueue() }
+        if adopted {
+            log.warning("\(procedureName) was started without a ProcedureQueue; conditions and queue features do not apply")
+            let dependencies = storage.withLock { $0.dependencies }
+            if !dependencies.allSatisfy(\.isFinished) {
+                cancel(with: ProcedureKitError(context: .notStartedByProcedureQueue))
+            }
+        }
+        submit(.start)
+    }
+
+    /// Does nothing: a procedure's work is ``execute()``.
+    public final override func main() {}
+
+    // MARK: - Event context
+
+    /// Runs `event` now (becoming the drainer) or queues it behind the event in progress.
+    final func submit(_ event: ProcedureEvent) {
+        if storage.withLock({ $0.loop.accept(event) }) {
+            drain(startingWith: event)
+        }
+    }
+
+    /// Runs `event`, then every queued event, until none are left or the context is blocked.
+    private final func drain(startingWith event: ProcedureEvent) {
+        var next: ProcedureEvent? = event
+        while let event = next {
+            process(event)
+            next = storage.withLock { $0.loop.next() }
+        }
+    }
+
+    /// Blocks the event context until the returned token (and every copy) is released, then runs `continuation`.
+    private final func makePendingEvent(_ kind: PendingEvent.Kind, continuation: ProcedureEvent) -> PendingEvent {
+        storage.withLock { $0.loop.block() }
+        return PendingEvent(kind: kind, procedureName: procedureName) { [self] in
+            if storage.withLock({ $0.loop.resume(with: continuation) }) {
+                drain(startingWith: continuation)
+            }
+        }
+    }
+
+    private final func process(_ event: ProcedureEvent) {
+        switch event {
+        case .attach(let observer): processAttach(observer)
+        case .start: processStart()
+        case .willExecuteDone: processWillExecuteDone()
+        case .didCancel(let errors): processDidCancel(errors)
+        case .beginFinishing: processBeginFinishing()
+        case .willFinishDone: processWillFinishDone()
+        case .produce(let operation, let before): processProduce(operation, before: before)
+        case .addProduced(let operation, let before): processAddProduced(operation, before: before)
+        case .run(let body): body()
+        }
+    }
+
+    private final func processAttach(_ observer: AnyProcedureObserver) {
+        let finishedErrors = storage.withLock { storage -> [any Error]? in
+            if storage.machine.state == .finished { return storage.machine.errors }
+            storage.observers.append(observer)
+            return nil
+        }
+        observer.send(.didAttach, to: self)
+        if let finishedErrors {
+            // Attached after finishing: the observer is told at once and not kept.
+            observer.send(.didFinish(finishedErrors), to: self)
+        }
+    }
+
+    private final func processStart() {
+        switch storage.withLock({ $0.machine.start() }) {
+        case .runWillExecute:
+            let observers = storage.withLock { $0.observers }
+            if observers.isEmpty {
+                processWillExecuteDone()
+            } else {
+                let token = makePendingEvent(.execute, continuation: .willExecuteDone)
+                for observer in observers { observer.send(.willExecute(token), to: self) }
+            }
+        case .finish:
+            processBeginFinishing()
+        case .execute:
+            runExecute()
+        case .ignore(let state):
+            log.warning("start() called on \(procedureName) in state \(state); ignored")
+        case .notEnqueued:
+            log.warning("start() called on \(procedureName) while it is being enqueued; ignored")
+        }
+    }
+
+    private final func processWillExecuteDone() {
+        switch storage.withLock({ $0.machine.willExecuteObserversDidFinish() }) {
+        case .execute: runExecute()
+        case .finish: processBeginFinishing()
+        case .none: break
+        }
+    }
+
+    private final func runExecute() {
+        execute()
+        let observers = storage.withLock { $0.observers }
+        for observer in observers { observer.send(.didExecute, to: self) }
+    }
+
+    private final func processDidCancel(_ errors: [any Error]) {
+        procedureDidCancel(withErrors: errors)
+        let observers = storage.withLock { $0.observers }
+        for observer in observers { observer.send(.didCancel(errors), to: self) }
+    }
+
+    private final func processBeginFinishing() {
+        let (errors, observers, queue) = storage.withLock {
+            ($0.machine.beginFinishing(), $0.observers, $0.queue)
+        }
+        procedureWillFinish(withErrors: errors)
+        queue?.procedureWillFinish(self, withErrors: errors)
+        if observers.isEmpty {
+            processWillFinishDone()
+        } else {
+            let token = makePendingEvent(.finish, continuation: .willFinishDone)
+            for observer in observers { observer.send(.willFinish(errors, token), to: self) }
+        }
+    }
+
+    private final func processWillFinishDone() {
+        let (errors, dependents, queue, observers, dependencies) = storage.withLock { storage in
+            let errors = storage.machine.completeFinishing()
+            let dependents = storage.dependents
+            storage.dependents = []
+            let queue = storage.queue
+            storage.queue = nil
+            let dependencies = storage.dependencies
+            storage.dependencies = []
+            return (errors, dependents, queue, storage.observers, dependencies)
+        }
+        // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
+        willChangeValue(forKey: "isFinished")
+        didChangeValue(forKey: "isFinished")
+        for dependent in dependents { dependent.dependencyDidFinish() }
+        releaseIteratively(dependencies)
+        procedureDidFinish(withErrors: errors)
+        for observer in observers { observer.send(.didFinish(errors), to: self) }
+        let waiters = storage.withLock { storage -> [CheckedContinuation<Void, Never>] in
+            storage.observers = []
+            let waiters = storage.finishWaiters ?? []
+            storage.finishWaiters = nil
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+        if errors.isEmpty {
+            log.verbose("did finish without errors")
+        } else {
+            log.verbose("did finish with \(errors.count) error(s): \(errors)")
+        }
+        queue?.procedureDidFinish(self, withErrors: errors)
+    }
+
+    /// Drops a list of operations without recursing down long chains of unstarted procedures: a procedure that
+    /// only this list references hands its own dependencies to the list before it is released.
+    private final func releaseIteratively(_ operations: [Operation]) {
+        var pending = operations
+        while var operation = pending.popLast() {
+            guard isKnownUniquelyReferenced(&operation), let procedure = operation as? Procedure else { continue }
+            pending.append(contentsOf: procedure.takeDependencies())
+        }
+    }
+
+    private final func takeDependencies() -> [Operation] {
+        storage.withLock { storage in
+            let dependencies = storage.dependencies
+            storage.dependencies = []
+            return dependencies
+        }
+    }
+
+    deinit {
+        releaseIteratively(takeDependencies())
+    }
+
+    // MARK: - Dependencies (overrides must live in the class body)
+
+    /// Makes this procedure wait for `operation` to finish before it starts.
+    ///
+    /// Any `Foundation.Operation` may be a dependency. A failed or cancelled dependency does not stop this
+    /// procedure from running. Allowed until the procedure is ready to start; later additions are ignored with a
+    /// warning, as is a procedure depending on itself.
+    public final override func addDependency(_ operation: Operation) {
+        guard operation !== self else {
+            log.warning("\(procedureName) cannot depend on itself; ignored")
+            return
+        }
+        enum Outcome { case stored, register, tooLate(ProcedureStateMachine.State) }
+        let outcome = storage.withLock { storage -> Outcome in
+            switch storage.machine.state {
+            case .initialized, .willEnqueue:
+                storage.dependencies.append(operation)
+                return .stored
+            case .pending where storage.readiness == .waiting:
+                storage.dependencies.append(operation)
+                storage.unfinishedDependencies += 1
+                return .register
+            case .pending, .started, .executing, .finishing, .finished:
+                return .tooLate(storage.machine.state)
+            }
+        }
+        switch outcome {
+        case .stored:
+            break
+        case .register:
+            let registered: Bool
+            if let procedure = operation as? Procedure {
+                registered = procedure.addDependent(self)
+            } else {
+                registered = OperationFinishWatcher.whenFinished(operation) { [self] in dependencyDidFinish() }
+            }
+            if !registered { dependencyDidFinish() }
+        case .tooLate(let state):
+            log.warning(
+                "dependency \(operation) added to \(procedureName) in state \(state), after it became ready; ignored")
+        }
+    }
+
+    /// Removes `operation` from the dependencies. Allowed only before the procedure is enqueued; later it is
+    /// ignored with a warning.
+    public final override func removeDependency(_ operation: Operation) {
+        let removed = storage.withLock { storage -> Bool in
+            guard storage.machine.state == .initialized else { return false }
+            storage.dependencies.removeAll { $0 === operation }
+            return true
+        }
+        if !removed {
+            log.warning("removeDependency(\(operation)) on \(procedureName) after it was enqueued; ignored")
+        }
+    }
+
+    /// The direct dependencies, in the order they were added. Empty once the procedure has finished.
+    public final override var dependencies: [Operation] {
+        storage.withLock { $0.dependencies }
+    }
+
+    // MARK: - Enqueueing (called by ProcedureQueue)
+
+    /// Moves to `willEnqueue` and records `queue`; returns `false` when already enqueued.
+    final func prepareToEnqueue(on queue: ProcedureQueue) -> Bool {
+        let action = storage.withLock { storage -> ProcedureStateMachine.EnqueueAction in
+            let action = storage.machine.willEnqueue()
+            if action == .proceed { storage.queue = queue }
+            return action
+        }
+        switch action {
+        case .proceed:
+            return true
+        case .rejectAlreadyEnqueued(let state):
+            Log.write(
+                .warning,
+                "\(procedureName) was added to a queue again (state \(state)); a procedure runs once, so this add "
+                    + "is ignored", subsystem: procedureName)
+            return false
+        }
+    }
+
+    /// Moves to `pending` and starts waiting for dependencies; the queue is told when the procedure is ready.
+    final func didEnqueue() {
+        let dependencies = storage.withLock { storage -> [Operation] in
+            storage.machine.didEnqueue()
+            storage.readiness = .waiting
+            storage.unfinishedDependencies = storage.dependencies.count + 1
+            return storage.dependencies
+        }
+        var alreadyFinished = 1  // the enqueue-in-progress token
+        for dependency in dependencies where !register(asDependentOf: dependency) {
+            alreadyFinished += 1
+        }
+        dependenciesDidFinish(count: alreadyFinished)
+    }
+
+    /// Registers to hear when `dependency` finishes; returns `false` when it already has.
+    private final func register(asDependentOf dependency: Operation) -> Bool {
+        if let procedure = dependency as? Procedure {
+            return procedure.addDependent(self)
+        }
+        return OperationFinishWatcher.whenFinished(dependency) { [self] in dependencyDidFinish() }
+    }
+
+    /// Adds `waiter` to be told when this procedure finishes; `false` when it already has.
+    final func addDependent(_ waiter: any DependencyWaiter) -> Bool {
+        storage.withLock { storage in
+            guard storage.machine.state != .finished else { return false }
+            storage.dependents.append(waiter)
+            return true
+        }
+    }
+
+    private final func dependenciesDidFinish(count: Int) {
+        let queue = storage.withLock { storage -> ProcedureQueue? in
+            storage.unfinishedDependencies -= count
+            guard storage.readiness == .waiting,
+                storage.unfinishedDependencies == 0 || storage.machine.isCancelled
+            else { return nil }
+            storage.readiness = .ready
+            return storage.queue
+        }
+        queue?.procedureIsReady(self)
+    }
+
+    private final func becomeReadyIfWaiting() {
+        let queue = storage.withLock { storage -> ProcedureQueue? in
+            guard storage.readiness == .waiting, storage.unfinishedDependencies >= 0 else { return nil }
+            // While the enqueue is still registering dependencies its token keeps the count above zero;
+            // `dependenciesDidFinish` sees the cancellation when the token is released.
+            guard storage.machine.state == .pending else { return nil }
+            storage.readiness = .ready
+            return storage.queue
+        }
+        queue?.procedureIsReady(self)
+    }
+
+    // MARK: - Observers
+
+    /// Adds an observer. It is held until the procedure finishes.
+    ///
+    /// The observer is attached in the procedure's event context, after any event already under way; events
+    /// that begin after that reach it. An observer added after the procedure finished gets `didAttach` and then
+    /// `did(finish:withErrors:)` at once, and is not kept.
+    public final func addObserver<O: ProcedureObserver>(_ observer: O) {
+        guard self is O.Procedure else {
+            log.warning("observer \(O.self) expects \(O.Procedure.self), not \(type(of: self)); not added")
+            return
+        }
+        submit(.attach(AnyProcedureObserver(observer)))
+    }
+
+    // MARK: - Producing operations
+
+    /// Adds `operation` to the queue this procedure is on, after the WillAdd observers.
+    ///
+    /// If `before` is given, that pending event (for example this procedure's pending finish) is held until the
+    /// operation has been added. Throws ``ProcedureKitError/Context/noQueue`` when the procedure is not on a
+    /// queue (not yet enqueued, or finished).
+    public final func produce(operation: Operation, before: PendingEvent? = nil) throws {
+        let hasQueue = storage.withLock { $0.queue != nil }
+        guard hasQueue else { throw ProcedureKitError.noQueue() }
+        submit(.produce(operation, before))
+    }
+
+    private final func processProduce(_ operation: Operation, before: PendingEvent?) {
+        let observers = storage.withLock { $0.observers }
+        if observers.isEmpty {
+            processAddProduced(operation, before: before)
+        } else {
+            let token = makePendingEvent(.addOperation, continuation: .addProduced(operation, before))
+            for observer in observers { observer.send(.willAdd(operation, token), to: self) }
+        }
+    }
+
+    private final func processAddProduced(_ operation: Operation, before: PendingEvent?) {
+        guard let queue = storage.withLock({ $0.queue }) else {
+            log.warning("\(procedureName) could not add \(operation): it is no longer on a queue")
+            return
+        }
+        queue.add(operation: operation, producedBy: self)
+        withExtendedLifetime(before) {}
+        let observers = storage.withLock { $0.observers }
+        for observer in observers { observer.send(.didAdd(operation), to: self) }
+    }
+
+    // MARK: - Async waiting
+
+    /// Suspends until the procedure has finished and its DidFinish observers have run.
+    ///
+    /// Cancelling the waiting Task does not cancel the procedure; use ``ProcedureQueue/run(_:)`` for that.
+    public final func waitUntilFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = storage.withLock { storage -> Bool in
+                guard storage.finishWaiters != nil else { return true }
+                storage.finishWaiters!.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}
+
+extension Procedure: DependencyWaiter {
+    final func dependencyDidFinish() {
+        dependenciesDidFinish(count: 1)
+    }
+}
+
+extension Procedure: ObserverSynchronizer {
+    /// Runs `body` serialized with this procedure's events and waits for it.
+    ///
+    /// Used to synchronize another procedure's observer with this one. Do not call it from inside this
+    /// procedure's own events.
+    public func synchronize(_ body: () -> Void) {
+        withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let body = body
+            let done = DispatchSemaphore(value: 0)
+            submit(
+                .run {
+                    body()
+                    done.signal()
+                })
+            done.wait()
+        }
+    }
+}

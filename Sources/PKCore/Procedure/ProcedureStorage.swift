@@ -1,0 +1,34 @@
+import Foundation
+
+/// Where a procedure is in its queue's readiness tracking.
+enum Readiness {
+    /// Not handed to a queue yet.
+    case notEnqueued
+    /// Enqueued, waiting for dependencies (or for the enqueue to complete).
+    case waiting
+    /// Handed to the queue's ready list (or started).
+    case ready
+}
+
+/// Everything mutable about a procedure, guarded by the procedure's one mutex.
+struct ProcedureStorage {
+    var machine: ProcedureStateMachine
+    var loop = EventLoopState()
+    var observers: [AnyProcedureObserver] = []
+    var dependencies: [Operation] = []
+    /// Waiters registered on this procedure; notified once when it finishes, then dropped.
+    var dependents: [any DependencyWaiter] = []
+    var readiness = Readiness.notEnqueued
+    /// Unfinished dependencies while `readiness == .waiting`, plus one while enqueueing is in progress.
+    var unfinishedDependencies = 0
+    /// The queue, held strongly from enqueue until finished.
+    var queue: ProcedureQueue?
+    var name: String?
+    var logSettings: ProcedureLogSettings?
+    /// Async waiters; `nil` once the procedure has completely finished (after DidFinish observers).
+    var finishWaiters: [CheckedContinuation<Void, Never>]? = []
+
+    init(automaticFinishingDisabled: Bool) {
+        machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)
+    }
+}

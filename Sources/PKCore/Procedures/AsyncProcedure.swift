@@ -1,0 +1,72 @@
+import Synchronization
+
+/// A procedure whose work is `async throws`: override ``run()``.
+///
+/// ```swift
+/// final class FetchGreeting: AsyncProcedure, @unchecked Sendable {
+///     override func run() async throws {
+///         try await Task.sleep(for: .milliseconds(10))
+///         log.info("fetched")
+///     }
+/// }
+/// ```
+///
+/// `run()` executes in a new unstructured `Task`. Returning finishes the procedure; throwing finishes it with
+/// the error. Cancelling the procedure cancels that Task (a `CancellationError` thrown because of it is not
+/// recorded as an error: the procedure is already cancelled).
+open class AsyncProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: `task` is guarded by its Mutex; everything else is the superclass's.
+
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// Creates the procedure.
+    public override init() {
+        super.init()
+    }
+
+    /// The asynchronous work. The default does nothing.
+    open func run() async throws {}
+
+    /// Starts ``run()`` in a Task; do not override (override ``run()``).
+    public final override func execute() {
+        let work = Task { [self] in
+            do {
+                try await run()
+                finish()
+            } catch is CancellationError where isCancelled {
+                finish()
+            } catch {
+                finish(with: error)
+            }
+        }
+        task.withLock { $0 = work }
+        if isCancelled { work.cancel() }
+    }
+
+    override func procedureWasCancelled(withErrors errors: [any Error]) {
+        task.withLock { $0 }?.cancel()
+    }
+}
+
+/// An ``AsyncProcedure`` that runs an `async throws` closure.
+///
+/// ```swift
+/// let greet = AsyncBlockProcedure { try await Task.sleep(for: .milliseconds(5)) }
+/// try await queue.run(greet)
+/// ```
+public final class AsyncBlockProcedure: AsyncProcedure, @unchecked Sendable {
+    // @unchecked Sendable: `block` is immutable and Sendable.
+
+    private let block: @Sendable () async throws -> Void
+
+    /// Creates a procedure that runs `block`.
+    public init(block: @escaping @Sendable () async throws -> Void) {
+        self.block = block
+        super.init()
+    }
+
+    /// Runs the block.
+    public override func run() async throws {
+        try await block()
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+
+/// A plain `Foundation.Operation` on a ``ProcedureQueue``: tracks its dependencies, starts it, and reports when
+/// it finishes (synchronously when `start()` finishes it, otherwise through its completion block).
+final class OperationNode: DependencyWaiter, Sendable {
+
+    private struct State {
+        var unfinishedDependencies = 0
+        var isReady = false
+        var isFinished = false
+    }
+
+    let operation: Operation
+    private let queue: ProcedureQueue
+    private let state = Mutex(State())
+
+    init(operation: Operation, queue: ProcedureQueue) {
+        self.operation = operation
+        self.queue = queue
+    }
+
+    /// Starts waiting for the operation's dependencies.
+    func enqueue() {
+        let dependencies = operation.dependencies
+        state.withLock { $0.unfinishedDependencies = dependencies.count + 1 }
+        var alreadyFinished = 1
+        for dependency in dependencies {
+            let registered: Bool
+            if let procedure = dependency as? Procedure {
+                registered = procedure.addDependent(self)
+            } else {
+                registered = OperationFinishWatcher.whenFinished(dependency) { [self] in dependencyDidFinish() }
+            }
+            if !registered { alreadyFinished += 1 }
+        }
+        dependenciesDidFinish(count: alreadyFinished)
+    }
+
+    func dependencyDidFinish() {
+        dependenciesDidFinish(count: 1)
+    }
+
+    private func dependenciesDidFinish(count: Int) {
+        let ready = state.withLock { state -> Bool in
+            state.unfinishedDependencies -= count
+            guard state.unfinishedDependencies == 0, !state.isReady else { return false }
+            state.isReady = true
+            return true
+        }
+        if ready { queue.operationIsReady(self) }
+    }
+
+    /// Starts the operation; called by the queue on its dispatch queue.
+    func start() {
+        if !operation.isReady && !operation.isCancelled && !operation.isFinished {
+            // Foundation's own readiness lags ours by a moment (its completion bookkeeping); try again shortly.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { [self] in start() }
+            return
+        }
+        _ = OperationFinishWatcher.whenFinished(operation) { [self] in didFinish() }
+        if !operation.isFinished { operation.start() }
+        if operation.isFinished { didFinish() }
+    }
+
+    private func didFinish() {
+        let first = state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            state.isFinished = true
+            return true
+        }
+        if first { queue.operationDidFinish(self) }
+    }
+}

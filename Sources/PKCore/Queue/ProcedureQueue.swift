@@ -1,0 +1,303 @@
+import Foundation
+import Synchronization
+
+/// Runs procedures (and plain operations) when their dependencies have finished.
+///
+/// The queue keeps its own scheduler: each operation counts its unfinished dependencies and becomes ready when
+/// the count reaches zero, so scheduling costs O(1) per dependency edge. Ready work waits in per-priority FIFO
+/// lists and runs on Dispatch (``underlyingQueue`` if set, otherwise a global queue at ``qualityOfService``),
+/// at most ``maxConcurrentOperationCount`` at a time. A procedure occupies a slot from start until it finishes.
+///
+/// A queue holds every unfinished operation strongly, and a procedure holds its queue until it finishes, so a
+/// queue you drop keeps running the work it has. Procedures caught in a dependency cycle are found when the queue
+/// would otherwise stall, and are cancelled with ``ProcedureKitError/Context/dependencyCycle(_:)``.
+///
+/// Thread-safe: every member may be used from any thread.
+public final class ProcedureQueue: @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is in `state`, guarded by its Mutex; `group` and `subject` are
+    // thread-safe themselves.
+
+    private let state: Mutex<ProcedureQueueState>
+    private let group = DispatchGroup()
+    private let subject = Subject<any ProcedureQueueObserver>()
+
+    /// Creates a queue.
+    public init(
+        name: String? = nil, qualityOfService: QualityOfService = .default,
+        maxConcurrentOperationCount: Int = OperationQueue.defaultMaxConcurrentOperationCount,
+        underlyingQueue: DispatchQueue? = nil
+    ) {
+        var initial = ProcedureQueueState()
+        initial.name = name
+        initial.qualityOfService = qualityOfService
+        initial.maxConcurrentOperationCount = maxConcurrentOperationCount
+        initial.underlyingQueue = underlyingQueue
+        state = Mutex(initial)
+    }
+
+    /// A shared serial queue whose work runs on the main dispatch queue (which must be serviced, for example by
+    /// `dispatchMain()` or a run loop).
+    public static let main = ProcedureQueue(
+        name: "ProcedureQueue.main", maxConcurrentOperationCount: 1, underlyingQueue: .main)
+
+    // MARK: - Settings
+
+    /// A name for debugging.
+    public var name: String? {
+        get { state.withLock { $0.name } }
+        set { state.withLock { $0.name = newValue } }
+    }
+
+    /// How many operations may run at once; `OperationQueue.defaultMaxConcurrentOperationCount` (-1) means no
+    /// limit. A procedure counts as running until it finishes, so `1` makes the queue fully serial.
+    public var maxConcurrentOperationCount: Int {
+        get { state.withLock { $0.maxConcurrentOperationCount } }
+        set {
+            state.withLock { $0.maxConcurrentOperationCount = newValue }
+            launchReadyWork()
+        }
+    }
+
+    /// While `true`, no new work starts; work already started continues.
+    public var isSuspended: Bool {
+        get { state.withLock { $0.isSuspended } }
+        set {
+            state.withLock { $0.isSuspended = newValue }
+            if !newValue {
+                launchReadyWork()
+                checkForStallSoon()
+            }
+        }
+    }
+
+    /// The quality of service of the global dispatch queue work runs on (when ``underlyingQueue`` is `nil`).
+    public var qualityOfService: QualityOfService {
+        get { state.withLock { $0.qualityOfService } }
+        set { state.withLock { $0.qualityOfService = newValue } }
+    }
+
+    /// A dispatch queue to run work on, instead of a global queue; `execute()` then runs on it.
+    public var underlyingQueue: DispatchQueue? {
+        get { state.withLock { $0.underlyingQueue } }
+        set { state.withLock { $0.underlyingQueue = newValue } }
+    }
+
+    /// The delegate, held weakly. It is told of adds and finishes before the observers.
+    public weak var delegate: (any ProcedureQueueDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// The number of unfinished operations on the queue.
+    public var operationCount: Int { state.withLock { $0.operations.count } }
+
+    /// The unfinished operations on the queue, in no particular order.
+    public var operations: [Operation] { state.withLock { Array($0.operations.values) } }
+
+    // MARK: - Observers
+
+    /// Adds an observer, held weakly.
+    public func addObserver(_ observer: any ProcedureQueueObserver) {
+        subject.add(observer: observer)
+    }
+
+    /// Removes an observer now.
+    public func removeObserver(_ observer: any ProcedureQueueObserver) {
+        subject.remove(observer: observer)
+    }
+
+    /// Stops notifying an observer; it is recycled at the next notification.
+    public func disposeObserver(_ observer: any ProcedureQueueObserver) {
+        subject.dispose(observer: observer)
+    }
+
+    private func notify(_ body: (any ProcedureQueueObserver) -> Void) {
+        if let delegate = state.withLock({ $0.delegate }) { body(delegate) }
+        subject.send(body)
+    }
+
+    // MARK: - Adding
+
+    /// Adds a procedure. It starts when its dependencies have finished.
+    ///
+    /// Adding a procedure that is already on a queue (this one or another) logs a warning and does nothing: a
+    /// procedure runs once.
+    public func add(procedure: Procedure) {
+        add(procedure: procedure, context: nil)
+    }
+
+    /// Adds procedures, in order.
+    public func add(procedures: Procedure...) {
+        for procedure in procedures { add(procedure: procedure, context: nil) }
+    }
+
+    /// Adds procedures, in order.
+    public func add<S: Sequence>(procedures: S) where S.Element: Procedure {
+        for procedure in procedures { add(procedure: procedure, context: nil) }
+    }
+
+    /// Adds any operation: procedures go through ``add(procedure:)``; plain operations start when their
+    /// dependencies have finished.
+    public func addOperation(_ operation: Operation) {
+        add(operation: operation, producedBy: nil)
+    }
+
+    /// Adds a `BlockOperation` running `block`.
+    public func addOperation(_ block: @escaping @Sendable () -> Void) {
+        addOperation(BlockOperation(block: block))
+    }
+
+    /// Adds operations; when `waitUntilFinished` is `true`, blocks until all of them have finished.
+    public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
+        for operation in operations { addOperation(operation) }
+        guard waitUntilFinished else { return }
+        for operation in operations { operation.waitUntilFinished() }
+    }
+
+    func add(operation: Operation, producedBy producer: Procedure?) {
+        if let procedure = operation as? Procedure {
+            add(procedure: procedure, context: producer)
+        } else {
+            add(plainOperation: operation, context: producer)
+        }
+    }
+
+    private func add(procedure: Procedure, context: Procedure?) {
+        guard procedure.prepareToEnqueue(on: self) else { return }
+        notify { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
+        group.enter()
+        state.withLock {
+            $0.operations[ObjectIdentifier(procedure)] = procedure
+            $0.waiting += 1
+        }
+        procedure.didEnqueue()
+        notify { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
+        checkForStallSoon()
+    }
+
+    private func add(plainOperation operation: Operation, context: Procedure?) {
+        let id = ObjectIdentifier(operation)
+        let isNew = state.withLock { state -> Bool in
+            guard state.operations[id] == nil else { return false }
+            state.operations[id] = operation
+            state.waiting += 1
+            return true
+        }
+        guard isNew, !operation.isFinished, !operation.isExecuting else {
+            if isNew { state.withLock { _ = $0.operations.removeValue(forKey: id); $0.waiting -= 1 } }
+            Log.write(.warning, "\(operation) is already on a queue, executing or finished; not added")
+            return
+        }
+        notify { $0.procedureQueue(self, willAddOperation: operation, context: context) }
+        group.enter()
+        OperationNode(operation: operation, queue: self).enqueue()
+        notify { $0.procedureQueue(self, didAddOperation: operation, context: context) }
+    }
+
+    // MARK: - Scheduling
+
+    func procedureIsReady(_ procedure: Procedure) {
+        state.withLock {
+            $0.waiting -= 1
+            $0.ready.append(.procedure(procedure), priority: procedure.queuePriority)
+        }
+        launchReadyWork()
+    }
+
+    func operationIsReady(_ node: OperationNode) {
+        state.withLock {
+            $0.waiting -= 1
+            $0.ready.append(.operation(node), priority: node.operation.queuePriority)
+        }
+        launchReadyWork()
+    }
+
+    /// Starts ready work while slots are free.
+    private func launchReadyWork() {
+        while let (item, target) = state.withLock({ state -> (ReadyItem, DispatchQueue)? in
+            guard state.hasFreeSlot, let item = state.ready.popFirst() else { return nil }
+            state.running += 1
+            return (item, state.dispatchQueue)
+        }) {
+            target.async {
+                switch item {
+                case .procedure(let procedure): procedure.start()
+                case .operation(let node): node.start()
+                }
+            }
+        }
+    }
+
+    func procedureWillFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
+        notify { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
+    }
+
+    func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
+        notify { $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors) }
+        finished(ObjectIdentifier(procedure))
+    }
+
+    func operationDidFinish(_ node: OperationNode) {
+        notify { $0.procedureQueue(self, didFinishOperation: node.operation) }
+        finished(ObjectIdentifier(node.operation))
+    }
+
+    private func finished(_ id: ObjectIdentifier) {
+        let stalled = state.withLock { state -> Bool in
+            if state.operations.removeValue(forKey: id) != nil, state.running > 0 { state.running -= 1 }
+            return state.isStalled
+        }
+        launchReadyWork()
+        if stalled { checkForStallSoon() }
+        group.leave()
+    }
+
+    // MARK: - Cancelling and waiting
+
+    /// Cancels every unfinished operation on the queue.
+    public func cancelAllOperations() {
+        for operation in operations { operation.cancel() }
+    }
+
+    /// Blocks the calling thread until every operation on the queue has finished (including their DidFinish
+    /// observers). Do not call it from work running on this queue.
+    public func waitUntilAllOperationsAreFinished() {
+        group.wait()
+    }
+
+    /// Suspends until every operation on the queue has finished.
+    public func allOperationsFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            group.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    // MARK: - Dependency cycles
+
+    /// Schedules a check for a dependency cycle if nothing can make progress.
+    private func checkForStallSoon() {
+        let schedule = state.withLock { state -> Bool in
+            guard state.isStalled, !state.stallCheckScheduled else { return false }
+            state.stallCheckScheduled = true
+            return true
+        }
+        guard schedule else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in
+            self?.checkForCycles()
+        }
+    }
+
+    private func checkForCycles() {
+        let candidates = state.withLock { state -> [Procedure]? in
+            state.stallCheckScheduled = false
+            guard state.isStalled else { return nil }
+            return state.operations.values.compactMap { $0 as? Procedure }
+        }
+        guard let candidates else { return }
+        for cycle in DependencyCycleDetector.cycles(among: candidates) {
+            let error = ProcedureKitError.dependencyCycle(cycle.map(\.procedureName))
+            Log.write(.warning, "\(error); cancelling the procedures in it", subsystem: name)
+            for procedure in cycle { procedure.cancel(with: error) }
+        }
+    }
+}

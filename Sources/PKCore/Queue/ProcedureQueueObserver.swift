@@ -1,0 +1,50 @@
+import Foundation
+
+/// Watches a ``ProcedureQueue``: operations and procedures being added and finishing.
+///
+/// Add observers with ``ProcedureQueue/addObserver(_:)``; the queue holds them weakly. Every method has an empty
+/// default. Callbacks may arrive on any thread and concurrently; for one operation, will-add comes before
+/// did-add, and will-finish before did-finish. `context` is the procedure that produced the operation, if any.
+public protocol ProcedureQueueObserver: AnyObject, Sendable {
+    /// A plain operation is about to be added.
+    func procedureQueue(_ queue: ProcedureQueue, willAddOperation operation: Operation, context: (any Sendable)?)
+    /// A plain operation was added.
+    func procedureQueue(_ queue: ProcedureQueue, didAddOperation operation: Operation, context: (any Sendable)?)
+    /// A plain operation finished.
+    func procedureQueue(_ queue: ProcedureQueue, didFinishOperation operation: Operation)
+    /// A procedure is about to be added (it is already marked as enqueued).
+    func procedureQueue(_ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?)
+    /// A procedure was added.
+    func procedureQueue(_ queue: ProcedureQueue, didAddProcedure procedure: Procedure, context: (any Sendable)?)
+    /// A procedure is about to finish, with these errors (called in its WillFinish phase).
+    func procedureQueue(
+        _ queue: ProcedureQueue, willFinishProcedure procedure: Procedure, withErrors errors: [any Error])
+    /// A procedure finished, with these errors.
+    func procedureQueue(
+        _ queue: ProcedureQueue, didFinishProcedure procedure: Procedure, withErrors errors: [any Error])
+}
+
+extension ProcedureQueueObserver {
+    /// Does nothing.
+    public func procedureQueue(_ queue: ProcedureQueue, willAddOperation operation: Operation, context: (any Sendable)?) {}
+    /// Does nothing.
+    public func procedureQueue(_ queue: ProcedureQueue, didAddOperation operation: Operation, context: (any Sendable)?) {}
+    /// Does nothing.
+    public func procedureQueue(_ queue: ProcedureQueue, didFinishOperation operation: Operation) {}
+    /// Does nothing.
+    public func procedureQueue(_ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?) {}
+    /// Does nothing.
+    public func procedureQueue(_ queue: ProcedureQueue, didAddProcedure procedure: Procedure, context: (any Sendable)?) {}
+    /// Does nothing.
+    public func procedureQueue(
+        _ queue: ProcedureQueue, willFinishProcedure procedure: Procedure, withErrors errors: [any Error]
+    ) {}
+    /// Does nothing.
+    public func procedureQueue(
+        _ queue: ProcedureQueue, didFinishProcedure procedure: Procedure, withErrors errors: [any Error]
+    ) {}
+}
+
+/// The single, weakly held delegate of a ``ProcedureQueue``. It receives the same callbacks as a
+/// ``ProcedureQueueObserver``, before the observers.
+public protocol ProcedureQueueDelegate: ProcedureQueueObserver {}

@@ -1,0 +1,77 @@
+import Synchronization
+
+/// A thread-safe, one-to-many notifier that holds its observers weakly.
+///
+/// Observers are objects; the subject never keeps one alive. ``add(observer:)`` appends, ``remove(observer:)``
+/// removes at once, ``dispose(observer:)`` marks an observer to be dropped at the next ``send(_:)``, and
+/// ``send(_:)`` first recycles released or disposed observers, then calls `notify` for each live one in the
+/// order they were added. `notify` runs on the sending thread, outside the subject's lock, so an observer may
+/// add or remove observers while being notified.
+public final class Subject<Observer: Sendable>: Sendable {
+
+    // @unchecked Sendable: the weak reference is to an observer whose type is Sendable; entries are only read
+    // and written inside `entries`' mutex.
+    private struct Entry: @unchecked Sendable {
+        weak var object: AnyObject?
+        var disposed = false
+    }
+
+    // Entries hold weak references to observer objects; every access is under this mutex.
+    private let entries = Mutex<[Entry]>([])
+
+    /// Creates an empty subject.
+    public init() {}
+
+    /// Adds `observer`, held weakly. Adding the same observer twice notifies it twice.
+    public func add(observer: Observer) {
+        let entry = Entry(object: observer as AnyObject)
+        entries.withLock { $0.append(entry) }
+    }
+
+    /// Removes `observer` immediately.
+    public func remove(observer: Observer) {
+        let object = observer as AnyObject
+        entries.withLock { $0.removeAll { $0.object === object } }
+    }
+
+    /// Stops notifying `observer`; its entry is recycled at the next ``send(_:)``.
+    public func dispose(observer: Observer) {
+        let object = observer as AnyObject
+        entries.withLock { entries in
+            for index in entries.indices where entries[index].object === object {
+                entries[index].disposed = true
+            }
+        }
+    }
+
+    /// Recycles released and disposed observers, then calls `notify` for each live observer in order.
+    public func send(_ notify: (Observer) -> Void) {
+        let live = entries.withLock { entries -> [Observer] in
+            entries.removeAll { $0.disposed || $0.object == nil }
+            return entries.compactMap { $0.object as? Observer }
+        }
+        for observer in live { notify(observer) }
+    }
+
+    /// The live, undisposed observers, in the order they were added.
+    public var observers: [Observer] {
+        entries.withLock { entries in
+            entries.compactMap { $0.disposed ? nil : $0.object as? Observer }
+        }
+    }
+
+    /// The number of live, undisposed observers.
+    public var count: Int { observers.count }
+
+    /// The live observer at `index`, or `nil` when out of range.
+    public subscript(index: Int) -> Observer? {
+        let observers = self.observers
+        return observers.indices.contains(index) ? observers[index] : nil
+    }
+
+    /// The index of `observer` among the live observers, or `nil`.
+    public subscript(observer: Observer) -> Int? {
+        let object = observer as AnyObject
+        return observers.firstIndex { ($0 as AnyObject) === object }
+    }
+}

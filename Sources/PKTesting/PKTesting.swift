@@ -1,0 +1,2 @@
+// PKTesting: filled in by the testing work.
+@_exported import PKCore
