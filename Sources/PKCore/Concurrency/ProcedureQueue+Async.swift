@@ -26,7 +26,7 @@ extension ProcedureQueue {
     /// Throws when it was cancelled or failed (see the rules on ``Procedure``'s async APIs): `CancellationError`
     /// for a cancellation without errors, the error when there is exactly one, otherwise a ``ProcedureKitError``
     /// with context `multipleErrors`. Cancelling the awaiting Task cancels the procedure.
-    public func run(_ procedure: Procedure) async throws {
+    public func run<P: Procedure>(_ procedure: P) async throws {
         try await withTaskCancellationHandler {
             add(procedure: procedure)
             await procedure.waitUntilFinished()
@@ -38,7 +38,7 @@ extension ProcedureQueue {
 
     /// Adds `procedure`, waits for it to finish and returns its output.
     ///
-    /// Throws as ``run(_:)-(Procedure)`` does, the output's error when it is a failure, and
+    /// Throws as the plain `run(_:)` does, the output's error when it is a failure, and
     /// ``ProcedureKitError/Context/requirementNotSatisfied`` when the output is still pending.
     @discardableResult
     public func run<P: OutputProcedure>(_ procedure: P) async throws -> P.Output {

@@ -100,13 +100,14 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     public final override var isAsynchronous: Bool { true }
 
     /// `true` when a queue could start the procedure now.
+    ///
+    /// A procedure not on a ``ProcedureQueue`` always reports `true`, so that a plain `OperationQueue` starts it
+    /// rather than waiting forever (a plain queue cannot see its dependencies); ``start()`` then runs it, or
+    /// cancels it with a clear error when a dependency has not finished.
     public final override var isReady: Bool {
-        let (state, readiness, cancelled, dependencies) = storage.withLock {
-            ($0.machine.state, $0.readiness, $0.machine.isCancelled, $0.dependencies)
+        storage.withLock {
+            $0.machine.state == .initialized || $0.readiness == .ready || $0.machine.isCancelled
         }
-        if cancelled || readiness == .ready { return true }
-        guard state == .initialized else { return false }
-        return dependencies.allSatisfy(\.isFinished)
     }
 
     /// Every error from cancelling and finishing, in the order they were accepted.
@@ -187,7 +188,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
                 "finish() called on \(procedureName) in state \(state), before it started and without being "
                     + "cancelled; ignored")
         case .ignoreDuplicate(let state):
-            log.warning("finish() called again on \(procedureName) in state \(state); ignored")
+            // A cancelled procedure's DidCancel handler and its own work commonly race to finish: not a warning.
+            let severity: LogSeverity = isCancelled ? .verbose : .warning
+            log.write(severity, { "finish() called again on \(self.procedureName) in state \(state); ignored" },
+                file: #fileID, function: #function, line: #line)
         }
     }
 
@@ -215,7 +219,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             if case .didCancel = action { drainNow = storage.loop.accept(.didCancel(errors)) }
             return action
         }
-        guard case .didCancel(let wasPending) = action else { return }
+        guard case .didCancel(let wasPending) = action else {
+            if !errors.isEmpty {
+                log.verbose("cancel(withErrors: \(errors)) ignored: already cancelled or finishing")
+            }
+            return
+        }
         procedureWasCancelled(withErrors: errors)
         if wasPending { becomeReadyIfWaiting() }
         if drainNow { drain(startingWith: .didCancel(errors)) }
@@ -599,7 +608,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     /// Suspends until the procedure has finished and its DidFinish observers have run.
     ///
-    /// Cancelling the waiting Task does not cancel the procedure; use ``ProcedureQueue/run(_:)`` for that.
+    /// Cancelling the waiting Task does not cancel the procedure; use `ProcedureQueue.run(_:)` for that.
     public final func waitUntilFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = storage.withLock { storage -> Bool in
