@@ -21,6 +21,9 @@ let package = Package(
         .target(name: "PKCore", swiftSettings: swiftSettings),
         .target(name: "PKTesting", dependencies: ["PKCore"], swiftSettings: swiftSettings),
 
+        // MARK: - Benchmarks
+        .executableTarget(name: "PKBenchmarks", dependencies: ["PKCore"], swiftSettings: swiftSettings),
+
         // MARK: - Examples
         .executableTarget(
             name: "HelloProcedure", dependencies: ["PKCore"], path: "Examples/HelloProcedure",

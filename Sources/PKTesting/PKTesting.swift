@@ -1,2 +1,12 @@
-// PKTesting: filled in by the testing work.
+// PKTesting: a framework-neutral test harness for code built on PKCore.
+//
+// Importing PKTesting also imports PKCore, so a test file needs only `import PKTesting`.
+//
+// What is here, one concept per file:
+// - `TestError`, `TestProcedure`: fixtures.
+// - `EventRecorder`: a recording observer that also detects overlapping callbacks.
+// - `ProcedureWaiter`: blocking and async waits with timeouts.
+// - `LeakCheck`: weak-reference release checks.
+// - `ProcedureCheck`: the pure checks behind every assertion (they return failure messages).
+// - `PKExpect…` (Swift Testing) and `PKAssert…` (XCTest): front ends that report those failures.
 @_exported import PKCore

@@ -19,12 +19,12 @@ public final class PendingEvent: Sendable, CustomStringConvertible {
 
     /// Which event is pending.
     public let kind: Kind
-    private let procedureName: String
+    private let procedure: Procedure
     private let onRelease: @Sendable () -> Void
 
-    init(kind: Kind, procedureName: String, onRelease: @escaping @Sendable () -> Void) {
+    init(kind: Kind, procedure: Procedure, onRelease: @escaping @Sendable () -> Void) {
         self.kind = kind
-        self.procedureName = procedureName
+        self.procedure = procedure
         self.onRelease = onRelease
     }
 
@@ -43,7 +43,7 @@ public final class PendingEvent: Sendable, CustomStringConvertible {
     }
 
     /// `PendingEvent(execute) for <name>`.
-    public var description: String { "PendingEvent(\(kind)) for \(procedureName)" }
+    public var description: String { "PendingEvent(\(kind)) for \(procedure.procedureName)" }
 }
 
 /// The token given to `will(execute:pendingExecute:)`.

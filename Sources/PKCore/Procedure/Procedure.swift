@@ -1,6 +1,14 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A unit of work: subclass it, override ``execute()``, and call ``finish()`` when the work is done.
 ///
 /// `Procedure` is a `Foundation.Operation`, so any operation can be its dependency. Add procedures to a
@@ -32,6 +40,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     // Foundation's own Operation fields are only touched through Foundation's own locked accessors.
 
     final let storage: Mutex<ProcedureStorage>
+
+    /// The procedure's slot in its queue's member list; read and written only under that queue's mutex.
+    final var queueIndex = -1
 
     /// Creates a procedure.
     public override init() {
@@ -213,21 +224,27 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// observers run in the procedure's event context, after any event in progress (so after `execute()` if it
     /// is running). Ignored once the procedure is cancelled, finishing or finished.
     public final func cancel(withErrors errors: [any Error]) {
+        if cancel(withErrors: errors, becomeReady: true) == false, !errors.isEmpty {
+            log.verbose("cancel(withErrors: \(errors)) ignored: already cancelled or finishing")
+        }
+    }
+
+    /// Cancels; when `becomeReady` is false a procedure waiting in its queue stays waiting until
+    /// ``becomeReadyIfWaiting()`` (used to cancel every member of a dependency cycle before any of them runs).
+    /// Returns whether the cancel was accepted.
+    @discardableResult
+    final func cancel(withErrors errors: [any Error], becomeReady: Bool) -> Bool {
         var drainNow = false
         let action = storage.withLock { storage -> ProcedureStateMachine.CancelAction in
             let action = storage.machine.cancel(errors: errors)
             if case .didCancel = action { drainNow = storage.loop.accept(.didCancel(errors)) }
             return action
         }
-        guard case .didCancel(let wasPending) = action else {
-            if !errors.isEmpty {
-                log.verbose("cancel(withErrors: \(errors)) ignored: already cancelled or finishing")
-            }
-            return
-        }
+        guard case .didCancel(let wasPending) = action else { return false }
         procedureWasCancelled(withErrors: errors)
-        if wasPending { becomeReadyIfWaiting() }
+        if wasPending && becomeReady { becomeReadyIfWaiting() }
         if drainNow { drain(startingWith: .didCancel(errors)) }
+        return true
     }
 
     // MARK: - Starting
@@ -273,9 +290,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Blocks the event context until the returned token (and every copy) is released, then runs `continuation`.
     private final func makePendingEvent(_ kind: PendingEvent.Kind, continuation: ProcedureEvent) -> PendingEvent {
         storage.withLock { $0.loop.block() }
-        return PendingEvent(kind: kind, procedureName: procedureName) { [self] in
-            if storage.withLock({ $0.loop.resume(with: continuation) }) {
-                drain(startingWith: continuation)
+        return PendingEvent(kind: kind, procedure: self) { [self] in
+            if let first = storage.withLock({ $0.loop.resume(with: continuation) }) {
+                drain(startingWith: first)
             }
         }
     }
@@ -290,6 +307,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .willFinishDone: processWillFinishDone()
         case .produce(let operation, let before): processProduce(operation, before: before)
         case .addProduced(let operation, let before): processAddProduced(operation, before: before)
+        case .executeNow: runExecute()
         case .run(let body): body()
         }
     }
@@ -320,7 +338,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .finish:
             processBeginFinishing()
         case .execute:
-            runExecute()
+            runExecuteOnQueue()
         case .ignore(let state):
             log.warning("start() called on \(procedureName) in state \(state); ignored")
         case .notEnqueued:
@@ -330,9 +348,32 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     private final func processWillExecuteDone() {
         switch storage.withLock({ $0.machine.willExecuteObserversDidFinish() }) {
-        case .execute: runExecute()
-        case .finish: processBeginFinishing()
+        case .execute: runExecuteOnQueue()
+        case .finish:
+            // Cancelled during the WillExecute phase: its DidCancel work is queued behind this continuation, so
+            // the automatic finish is queued too, after it.
+            submit(.beginFinishing)
         case .none: break
+        }
+    }
+
+    /// Runs `execute()` here, or, when the queue has an `underlyingQueue` and this thread is not on it (another
+    /// thread was draining this procedure's events when the queue started it), hops there first.
+    private final func runExecuteOnQueue() {
+        guard let target = storage.withLock({ $0.queue })?.underlyingQueueToHopTo() else {
+            runExecute()
+            return
+        }
+        storage.withLock { $0.loop.block() }
+        target.async { [self] in
+            // The context is blocked, so the thread that was draining stops at its next step; take over then.
+            while true {
+                if let first = storage.withLock({ $0.loop.resumeExclusively(with: .executeNow) }) {
+                    drain(startingWith: first)
+                    return
+                }
+                sched_yield()
+            }
         }
     }
 
@@ -500,7 +541,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     }
 
     /// Moves to `pending` and starts waiting for dependencies; the queue is told when the procedure is ready.
-    final func didEnqueue() {
+    /// Returns `true` when the procedure is still waiting afterwards.
+    @discardableResult
+    final func didEnqueue() -> Bool {
         let dependencies = storage.withLock { storage -> [Operation] in
             storage.machine.didEnqueue()
             storage.readiness = .waiting
@@ -511,7 +554,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         for dependency in dependencies where !register(asDependentOf: dependency) {
             alreadyFinished += 1
         }
-        dependenciesDidFinish(count: alreadyFinished)
+        return !dependenciesDidFinish(count: alreadyFinished)
     }
 
     /// Registers to hear when `dependency` finishes; returns `false` when it already has.
@@ -531,7 +574,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         }
     }
 
-    private final func dependenciesDidFinish(count: Int) {
+    /// Returns `true` when this made the procedure ready.
+    @discardableResult
+    private final func dependenciesDidFinish(count: Int) -> Bool {
         let queue = storage.withLock { storage -> ProcedureQueue? in
             storage.unfinishedDependencies -= count
             guard storage.readiness == .waiting,
@@ -540,10 +585,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             storage.readiness = .ready
             return storage.queue
         }
-        queue?.procedureIsReady(self)
+        guard let queue else { return false }
+        queue.procedureIsReady(self)
+        return true
     }
 
-    private final func becomeReadyIfWaiting() {
+    final func becomeReadyIfWaiting() {
         let queue = storage.withLock { storage -> ProcedureQueue? in
             guard storage.readiness == .waiting, storage.unfinishedDependencies >= 0 else { return nil }
             // While the enqueue is still registering dependencies its token keeps the count above zero;
@@ -560,8 +607,8 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Adds an observer. It is held until the procedure finishes.
     ///
     /// The observer is attached in the procedure's event context, after any event already under way; events
-    /// that begin after that reach it. An observer added after the procedure finished gets `didAttach` and then
-    /// `did(finish:withErrors:)` at once, and is not kept.
+    /// that begin after that reach it. An observer attached after the procedure finished gets `didAttach` and
+    /// then `did(finish:withErrors:)` as soon as the procedure's remaining events have run, and is not kept.
     public final func addObserver<O: ProcedureObserver>(_ observer: O) {
         guard self is O.Procedure else {
             log.warning("observer \(O.self) expects \(O.Procedure.self), not \(type(of: self)); not added")

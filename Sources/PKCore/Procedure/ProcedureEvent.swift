@@ -18,6 +18,8 @@ enum ProcedureEvent {
     case produce(Operation, PendingEvent?)
     /// The WillAdd phase of a produce is over: add the operation.
     case addProduced(Operation, PendingEvent?)
+    /// Run `execute()` now: the hop onto the queue's `underlyingQueue` has happened.
+    case executeNow
     /// Run a block serialized with the procedure's events (used by `synchronize`).
     case run(@Sendable () -> Void)
 }
@@ -31,36 +33,51 @@ enum ProcedureEvent {
 struct EventLoopState {
     private(set) var isDraining = false
     private(set) var isBlocked = false
-    private var events: [ProcedureEvent] = []
-    private var head = 0
+    /// The first queued event, kept inline so the common case (one event queued behind the current one, such as
+    /// `finish()` inside `execute()`) allocates nothing.
+    private var first: ProcedureEvent?
+    /// Further queued events, after `first`.
+    private var rest: [ProcedureEvent] = []
+    private var restHead = 0
 
     /// Queues `event`, or returns `true` when the caller should become the drainer and run it now.
     mutating func accept(_ event: ProcedureEvent) -> Bool {
         if isDraining || isBlocked {
-            events.append(event)
+            enqueue(event)
             return false
         }
         isDraining = true
         return true
     }
 
-    /// The next event for the drainer, or `nil` (and draining stops) when blocked or empty.
-    mutating func next() -> ProcedureEvent? {
-        if isBlocked || head == events.count {
-            isDraining = false
-            if head == events.count && head > 0 {
-                events.removeAll(keepingCapacity: false)
-                head = 0
-            }
-            return nil
+    private mutating func enqueue(_ event: ProcedureEvent) {
+        if first == nil && restHead == rest.count {
+            first = event
+        } else {
+            rest.append(event)
         }
-        let event = events[head]
-        head += 1
-        if head == events.count {
-            events.removeAll(keepingCapacity: true)
-            head = 0
+    }
+
+    private mutating func dequeue() -> ProcedureEvent? {
+        if let event = first {
+            first = nil
+            return event
+        }
+        guard restHead < rest.count else { return nil }
+        let event = rest[restHead]
+        restHead += 1
+        if restHead == rest.count {
+            rest.removeAll(keepingCapacity: false)
+            restHead = 0
         }
         return event
+    }
+
+    /// The next event for the drainer, or `nil` (and draining stops) when blocked or empty.
+    mutating func next() -> ProcedureEvent? {
+        if !isBlocked, let event = dequeue() { return event }
+        isDraining = false
+        return nil
     }
 
     /// Holds every later event until ``resume(with:)``.
@@ -68,14 +85,39 @@ struct EventLoopState {
         isBlocked = true
     }
 
-    /// Unblocks with `event` first in line; returns `true` when the caller should drain it now.
-    mutating func resume(with event: ProcedureEvent) -> Bool {
+    /// Unblocks with `event` first in line: a phase's continuation (adding a produced operation, executing,
+    /// finishing) comes before anything that arrived while the phase was held open. Returns the event the caller
+    /// must start draining with, or `nil` when the current drainer will get to it.
+    mutating func resume(with event: ProcedureEvent) -> ProcedureEvent? {
         isBlocked = false
         if isDraining {
-            events.insert(event, at: head)
-            return false
+            enqueueFront(event)
+            return nil
         }
         isDraining = true
-        return true
+        return event
+    }
+
+    private mutating func enqueueFront(_ event: ProcedureEvent) {
+        if let current = first {
+            rest.insert(current, at: restHead)
+        }
+        first = event
+    }
+
+    /// Hands the drainer role to the calling thread: when nobody is draining, unblocks and returns the event the
+    /// caller must start draining with (`event` comes after anything queued before it); otherwise returns `nil`
+    /// and changes nothing, so the caller can try again once the current drainer has stopped.
+    mutating func resumeExclusively(with event: ProcedureEvent) -> ProcedureEvent? {
+        guard !isDraining else { return nil }
+        isBlocked = false
+        return becomeDrainer(then: event)
+    }
+
+    private mutating func becomeDrainer(then event: ProcedureEvent) -> ProcedureEvent {
+        isDraining = true
+        guard let queued = dequeue() else { return event }
+        enqueue(event)
+        return queued
     }
 }

@@ -3,7 +3,9 @@ import Synchronization
 
 /// A plain `Foundation.Operation` on a ``ProcedureQueue``: tracks its dependencies, starts it, and reports when
 /// it finishes (synchronously when `start()` finishes it, otherwise through its completion block).
-final class OperationNode: DependencyWaiter, Sendable {
+final class OperationNode: DependencyWaiter, @unchecked Sendable {
+    // @unchecked Sendable: `state` is guarded by its Mutex; `queueIndex` is read and written only under the
+    // owning ProcedureQueue's mutex.
 
     private struct State {
         var unfinishedDependencies = 0
@@ -13,6 +15,7 @@ final class OperationNode: DependencyWaiter, Sendable {
 
     let operation: Operation
     private let queue: ProcedureQueue
+    var queueIndex = -1
     private let state = Mutex(State())
 
     init(operation: Operation, queue: ProcedureQueue) {

@@ -20,6 +20,11 @@ public final class ProcedureQueue: @unchecked Sendable {
     private let state: Mutex<ProcedureQueueState>
     private let group = DispatchGroup()
     private let subject = Subject<any ProcedureQueueObserver>()
+    /// Set once an observer has been added; until then notifications skip the subject.
+    private let hasObservers = Atomic<Bool>(false)
+    /// Mirrors `underlyingQueue != nil`, so the execute path checks it without the lock.
+    private let hasUnderlyingQueue = Atomic<Bool>(false)
+    private static let underlyingKey = DispatchSpecificKey<UnderlyingQueueToken>()
 
     /// Creates a queue.
     public init(
@@ -31,8 +36,8 @@ public final class ProcedureQueue: @unchecked Sendable {
         initial.name = name
         initial.qualityOfService = qualityOfService
         initial.maxConcurrentOperationCount = maxConcurrentOperationCount
-        initial.underlyingQueue = underlyingQueue
         state = Mutex(initial)
+        self.underlyingQueue = underlyingQueue
     }
 
     /// A shared serial queue whose work runs on the main dispatch queue (which must be serviced, for example by
@@ -79,7 +84,15 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// A dispatch queue to run work on, instead of a global queue; `execute()` then runs on it.
     public var underlyingQueue: DispatchQueue? {
         get { state.withLock { $0.underlyingQueue } }
-        set { state.withLock { $0.underlyingQueue = newValue } }
+        set {
+            let token = newValue.map { _ in UnderlyingQueueToken() }
+            if let newValue, let token { newValue.setSpecific(key: Self.underlyingKey, value: token) }
+            state.withLock {
+                $0.underlyingQueue = newValue
+                $0.underlyingToken = token
+            }
+            hasUnderlyingQueue.store(newValue != nil, ordering: .relaxed)
+        }
     }
 
     /// The delegate, held weakly. It is told of adds and finishes before the observers.
@@ -89,16 +102,17 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// The number of unfinished operations on the queue.
-    public var operationCount: Int { state.withLock { $0.operations.count } }
+    public var operationCount: Int { state.withLock { $0.members.count } }
 
     /// The unfinished operations on the queue, in no particular order.
-    public var operations: [Operation] { state.withLock { Array($0.operations.values) } }
+    public var operations: [Operation] { state.withLock { $0.members.map(\.operation) } }
 
     // MARK: - Observers
 
     /// Adds an observer, held weakly.
     public func addObserver(_ observer: any ProcedureQueueObserver) {
         subject.add(observer: observer)
+        hasObservers.store(true, ordering: .relaxed)
     }
 
     /// Removes an observer now.
@@ -109,11 +123,6 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Stops notifying an observer; it is recycled at the next notification.
     public func disposeObserver(_ observer: any ProcedureQueueObserver) {
         subject.dispose(observer: observer)
-    }
-
-    private func notify(_ body: (any ProcedureQueueObserver) -> Void) {
-        if let delegate = state.withLock({ $0.delegate }) { body(delegate) }
-        subject.send(body)
     }
 
     // MARK: - Adding
@@ -162,94 +171,115 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
     }
 
+    /// The delegate and whether any observer may be registered, read in one step.
+    private func listeners() -> (delegate: (any ProcedureQueueDelegate)?, observers: Bool) {
+        (state.withLock { $0.delegate }, hasObservers.load(ordering: .relaxed))
+    }
+
+    private func notify(
+        _ listeners: (delegate: (any ProcedureQueueDelegate)?, observers: Bool),
+        _ body: (any ProcedureQueueObserver) -> Void
+    ) {
+        if let delegate = listeners.delegate { body(delegate) }
+        if listeners.observers { subject.send(body) }
+    }
+
     private func add(procedure: Procedure, context: Procedure?) {
         guard procedure.prepareToEnqueue(on: self) else { return }
-        notify { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
-        group.enter()
-        state.withLock {
-            $0.operations[ObjectIdentifier(procedure)] = procedure
-            $0.waiting += 1
+        let member = QueueMember.procedure(procedure)
+        let listeners = state.withLock { state in
+            state.insert(member)
+            state.waiting += 1
+            return (state.delegate, hasObservers.load(ordering: .relaxed))
         }
-        procedure.didEnqueue()
-        notify { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
-        checkForStallSoon()
+        notify(listeners) { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
+        group.enter()
+        let stillWaiting = procedure.didEnqueue()
+        notify(listeners) { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
+        if stillWaiting { checkForStallSoon() }
     }
 
     private func add(plainOperation operation: Operation, context: Procedure?) {
-        let id = ObjectIdentifier(operation)
-        let isNew = state.withLock { state -> Bool in
-            guard state.operations[id] == nil else { return false }
-            state.operations[id] = operation
-            state.waiting += 1
-            return true
-        }
-        guard isNew, !operation.isFinished, !operation.isExecuting else {
-            if isNew { state.withLock { _ = $0.operations.removeValue(forKey: id); $0.waiting -= 1 } }
-            Log.write(.warning, "\(operation) is already on a queue, executing or finished; not added")
+        guard !operation.isFinished, !operation.isExecuting, operation.dependencies.allSatisfy({ $0 !== operation })
+        else {
+            Log.write(.warning, "\(operation) is executing, finished or depends on itself; not added")
             return
         }
-        notify { $0.procedureQueue(self, willAddOperation: operation, context: context) }
+        let node = OperationNode(operation: operation, queue: self)
+        let listeners = state.withLock { state in
+            state.insert(.operation(node))
+            state.waiting += 1
+            return (state.delegate, hasObservers.load(ordering: .relaxed))
+        }
+        notify(listeners) { $0.procedureQueue(self, willAddOperation: operation, context: context) }
         group.enter()
-        OperationNode(operation: operation, queue: self).enqueue()
-        notify { $0.procedureQueue(self, didAddOperation: operation, context: context) }
+        node.enqueue()
+        notify(listeners) { $0.procedureQueue(self, didAddOperation: operation, context: context) }
     }
 
     // MARK: - Scheduling
 
     func procedureIsReady(_ procedure: Procedure) {
-        state.withLock {
-            $0.waiting -= 1
-            $0.ready.append(.procedure(procedure), priority: procedure.queuePriority)
-        }
-        launchReadyWork()
+        becameReady(.procedure(procedure), priority: procedure.queuePriority)
     }
 
     func operationIsReady(_ node: OperationNode) {
-        state.withLock {
-            $0.waiting -= 1
-            $0.ready.append(.operation(node), priority: node.operation.queuePriority)
+        becameReady(.operation(node), priority: node.operation.queuePriority)
+    }
+
+    private func becameReady(_ member: QueueMember, priority: Operation.QueuePriority) {
+        let launch = state.withLock { state in
+            state.waiting -= 1
+            state.ready.append(member, priority: priority)
+            return state.popLaunchable()
         }
-        launchReadyWork()
+        if let (next, target) = launch { target.async { next.start() } }
     }
 
     /// Starts ready work while slots are free.
     private func launchReadyWork() {
-        while let (item, target) = state.withLock({ state -> (ReadyItem, DispatchQueue)? in
-            guard state.hasFreeSlot, let item = state.ready.popFirst() else { return nil }
-            state.running += 1
-            return (item, state.dispatchQueue)
-        }) {
-            target.async {
-                switch item {
-                case .procedure(let procedure): procedure.start()
-                case .operation(let node): node.start()
-                }
-            }
+        while let (member, target) = state.withLock({ $0.popLaunchable() }) {
+            target.async { member.start() }
         }
+    }
+
+    /// The queue's `underlyingQueue` when the calling thread is not running on it, so `execute()` must hop there.
+    func underlyingQueueToHopTo() -> DispatchQueue? {
+        guard hasUnderlyingQueue.load(ordering: .relaxed) else { return nil }
+        let (queue, token) = state.withLock { ($0.underlyingQueue, $0.underlyingToken) }
+        guard let queue else { return nil }
+        if let token, DispatchQueue.getSpecific(key: Self.underlyingKey) === token { return nil }
+        return queue
     }
 
     func procedureWillFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
-        notify { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
+        notify(listeners()) { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
     }
 
     func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
-        notify { $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors) }
-        finished(ObjectIdentifier(procedure))
+        let listeners = finished(.procedure(procedure))
+        notify(listeners) { $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors) }
+        group.leave()
     }
 
     func operationDidFinish(_ node: OperationNode) {
-        notify { $0.procedureQueue(self, didFinishOperation: node.operation) }
-        finished(ObjectIdentifier(node.operation))
+        let listeners = finished(.operation(node))
+        notify(listeners) { $0.procedureQueue(self, didFinishOperation: node.operation) }
+        group.leave()
     }
 
-    private func finished(_ id: ObjectIdentifier) {
-        let stalled = state.withLock { state -> Bool in
-            if state.operations.removeValue(forKey: id) != nil, state.running > 0 { state.running -= 1 }
-            return state.isStalled
+    /// Frees `member`'s slot and starts the next ready work.
+    private func finished(_ member: QueueMember) -> (delegate: (any ProcedureQueueDelegate)?, observers: Bool) {
+        let (launch, stalled, delegate) = state.withLock { state in
+            if state.remove(member), state.running > 0 { state.running -= 1 }
+            return (state.popLaunchable(), state.isStalled, state.delegate)
         }
-        launchReadyWork()
+        if let (next, target) = launch {
+            target.async { next.start() }
+            launchReadyWork()
+        }
         if stalled { checkForStallSoon() }
-        group.leave()
+        return (delegate, hasObservers.load(ordering: .relaxed))
     }
 
     // MARK: - Cancelling and waiting
@@ -291,13 +321,18 @@ public final class ProcedureQueue: @unchecked Sendable {
         let candidates = state.withLock { state -> [Procedure]? in
             state.stallCheckScheduled = false
             guard state.isStalled else { return nil }
-            return state.operations.values.compactMap { $0 as? Procedure }
+            return state.members.compactMap { member -> Procedure? in
+                if case .procedure(let procedure) = member { return procedure }
+                return nil
+            }
         }
         guard let candidates else { return }
         for cycle in DependencyCycleDetector.cycles(among: candidates) {
             let error = ProcedureKitError.dependencyCycle(cycle.map(\.procedureName))
             Log.write(.warning, "\(error); cancelling the procedures in it", subsystem: name)
-            for procedure in cycle { procedure.cancel(with: error) }
+            // Cancel every member before any of them may run, so none slips through once another finishes.
+            for procedure in cycle { procedure.cancel(withErrors: [error], becomeReady: false) }
+            for procedure in cycle { procedure.becomeReadyIfWaiting() }
         }
     }
 }

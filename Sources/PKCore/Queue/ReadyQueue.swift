@@ -1,14 +1,44 @@
 import Foundation
 
-/// Work a queue has been told it may start.
-enum ReadyItem {
+/// An operation on a queue: a procedure, or a plain operation's node.
+enum QueueMember {
     case procedure(Procedure)
     case operation(OperationNode)
+
+    var operation: Operation {
+        switch self {
+        case .procedure(let procedure): procedure
+        case .operation(let node): node.operation
+        }
+    }
+
+    /// The member's slot in its queue's member list; guarded by that queue's mutex.
+    var queueIndex: Int {
+        get {
+            switch self {
+            case .procedure(let procedure): procedure.queueIndex
+            case .operation(let node): node.queueIndex
+            }
+        }
+        nonmutating set {
+            switch self {
+            case .procedure(let procedure): procedure.queueIndex = newValue
+            case .operation(let node): node.queueIndex = newValue
+            }
+        }
+    }
+
+    func start() {
+        switch self {
+        case .procedure(let procedure): procedure.start()
+        case .operation(let node): node.start()
+        }
+    }
 }
 
 /// First-in-first-out lists, one per `Operation.QueuePriority`, served highest priority first.
 struct ReadyQueue {
-    private var lists: [[ReadyItem]] = Array(repeating: [], count: 5)
+    private var lists: [[QueueMember]] = Array(repeating: [], count: 5)
     private var heads: [Int] = Array(repeating: 0, count: 5)
     private(set) var count = 0
 
@@ -25,12 +55,12 @@ struct ReadyQueue {
         }
     }
 
-    mutating func append(_ item: ReadyItem, priority: Operation.QueuePriority) {
+    mutating func append(_ item: QueueMember, priority: Operation.QueuePriority) {
         lists[Self.index(for: priority)].append(item)
         count += 1
     }
 
-    mutating func popFirst() -> ReadyItem? {
+    mutating func popFirst() -> QueueMember? {
         guard count > 0 else { return nil }
         for index in 0..<5 where heads[index] < lists[index].count {
             let item = lists[index][heads[index]]

@@ -47,6 +47,7 @@ public final class Subject<Observer: Sendable>: Sendable {
     /// Recycles released and disposed observers, then calls `notify` for each live observer in order.
     public func send(_ notify: (Observer) -> Void) {
         let live = entries.withLock { entries -> [Observer] in
+            if entries.isEmpty { return [] }
             entries.removeAll { $0.disposed || $0.object == nil }
             return entries.compactMap { $0.object as? Observer }
         }
@@ -62,6 +63,10 @@ public final class Subject<Observer: Sendable>: Sendable {
 
     /// The number of live, undisposed observers.
     public var count: Int { observers.count }
+
+    /// `true` when no observer has been added, or all were removed (a cheap check before building a
+    /// notification).
+    public var isEmpty: Bool { entries.withLock { $0.isEmpty } }
 
     /// The live observer at `index`, or `nil` when out of range.
     public subscript(index: Int) -> Observer? {

@@ -135,7 +135,12 @@ struct ProcedureStateMachine {
             }
             state = .executing
             return .execute
-        case .initialized, .willEnqueue, .pending, .executing, .finishing, .finished:
+        case .finishing, .finished:
+            // A finish accepted during the WillExecute phase (from an observer, or another thread) was queued
+            // ahead of the phase's continuation and has already been processed.
+            precondition(isFinishAccepted, "willExecuteObserversDidFinish in state \(state) without a finish")
+            return .none
+        case .initialized, .willEnqueue, .pending, .executing:
             preconditionFailure("willExecuteObserversDidFinish in state \(state)")
         }
     }

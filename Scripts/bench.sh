@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the benchmark in release mode and runs it: every contender in one process, alternately, medians and
+# ratios in one table. Arguments go to the benchmark: --quick (small sizes, for CI smoke), --json.
+# The benchmark never fails on a figure; it reports which targets were met.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scratch=(--scratch-path "${SCRATCH_PATH:-.build-bench}")
+swift build -c release "${scratch[@]}" --product PKBenchmarks -Xswiftc -warnings-as-errors >&2
+"$(swift build -c release "${scratch[@]}" --show-bin-path)/PKBenchmarks" "$@"

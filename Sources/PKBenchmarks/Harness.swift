@@ -1,0 +1,52 @@
+import Dispatch
+import Foundation
+
+/// One contender's measured repetitions for a workload.
+struct Measurement {
+    let contender: String
+    var seconds: [Double] = []
+    var median: Double {
+        let sorted = seconds.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
+
+/// A workload: a size, contenders run alternately in the same process, and a target over their medians.
+struct Workload {
+    let id: String
+    let title: String
+    let operations: Int
+    let contenders: [(name: String, run: () -> Void)]
+    /// Checks the target given each contender's median seconds; returns a description and whether it is met.
+    let target: (_ medians: [String: Double]) -> (text: String, met: Bool)
+}
+
+/// Seconds taken by `body`.
+func measure(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// Runs every contender of `workload` `repetitions` times, alternating contenders within each round.
+func run(_ workload: Workload, repetitions: Int) -> [Measurement] {
+    var results = workload.contenders.map { Measurement(contender: $0.name) }
+    for _ in 0..<repetitions {
+        for (index, contender) in workload.contenders.enumerated() {
+            results[index].seconds.append(measure(contender.run))
+        }
+    }
+    return results
+}
+
+/// Runs `body` on a detached Task and blocks until it returns, so async work runs off the main actor.
+func blockingAsync(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        await body()
+        done.signal()
+    }
+    done.wait()
+}

@@ -1,0 +1,175 @@
+import Dispatch
+import Foundation
+import PKCore
+
+/// Sizes for one benchmark run.
+struct Sizes {
+    let independent: Int
+    let chainShort: Int
+    let chainLong: Int
+    let foundationChains: [Int]
+    let fanIn: Int
+    let pendingForMemory: Int
+    let awaited: Int
+
+    static let full = Sizes(
+        independent: 100_000, chainShort: 10_000, chainLong: 100_000, foundationChains: [2_000, 8_000],
+        fanIn: 100_000, pendingForMemory: 1_000_000, awaited: 100_000)
+    static let quick = Sizes(
+        independent: 10_000, chainShort: 2_000, chainLong: 20_000, foundationChains: [1_000, 2_000],
+        fanIn: 10_000, pendingForMemory: 100_000, awaited: 10_000)
+}
+
+// MARK: - Contenders
+
+func procedureQueueIndependent(_ count: Int, width: Int = -1, observers: Int = 0) {
+    let queue = ProcedureQueue(maxConcurrentOperationCount: width)
+    for _ in 0..<count {
+        let procedure = BlockProcedure {}
+        for index in 0..<observers {
+            if index % 2 == 0 {
+                procedure.addWillExecuteBlockObserver { _, _ in }
+            } else {
+                procedure.addDidFinishBlockObserver { _, _ in }
+            }
+        }
+        queue.add(procedure: procedure)
+    }
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+func operationQueueIndependent(_ count: Int, width: Int = -1) {
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = width
+    for _ in 0..<count { queue.addOperation(BlockOperation {}) }
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+func taskGroupIndependent(_ count: Int, window: Int? = nil) {
+    blockingAsync {
+        await withDiscardingTaskGroup { group in
+            guard let window else {
+                for _ in 0..<count { group.addTask {} }
+                return
+            }
+            // A sliding window: at most `window` child tasks at once.
+            await withTaskGroup(of: Void.self) { limited in
+                var started = 0
+                while started < min(window, count) {
+                    limited.addTask {}
+                    started += 1
+                }
+                while await limited.next() != nil {
+                    if started < count {
+                        limited.addTask {}
+                        started += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+func dispatchIndependent(_ count: Int) {
+    let group = DispatchGroup()
+    let queue = DispatchQueue.global()
+    for _ in 0..<count { queue.async(group: group) {} }
+    group.wait()
+}
+
+func procedureQueueChain(_ count: Int) {
+    let queue = ProcedureQueue()
+    var previous: Procedure?
+    for _ in 0..<count {
+        let procedure = BlockProcedure {}
+        if let previous { procedure.addDependency(previous) }
+        queue.add(procedure: procedure)
+        previous = procedure
+    }
+    previous = nil
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+func operationQueueChain(_ count: Int) {
+    let queue = OperationQueue()
+    var previous: Operation?
+    for _ in 0..<count {
+        let operation = BlockOperation {}
+        if let previous { operation.addDependency(previous) }
+        queue.addOperation(operation)
+        previous = operation
+    }
+    previous = nil
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+func procedureQueueFanIn(_ count: Int) {
+    let queue = ProcedureQueue()
+    let sink = BlockProcedure {}
+    var sources: [Procedure] = []
+    sources.reserveCapacity(count)
+    for _ in 0..<count {
+        let source = BlockProcedure {}
+        sink.addDependency(source)
+        sources.append(source)
+    }
+    queue.add(procedure: sink)
+    queue.add(procedures: sources)
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+func operationQueueFanIn(_ count: Int) {
+    let queue = OperationQueue()
+    let sink = BlockOperation {}
+    var sources: [Operation] = []
+    sources.reserveCapacity(count)
+    for _ in 0..<count {
+        let source = BlockOperation {}
+        sink.addDependency(source)
+        sources.append(source)
+    }
+    queue.addOperation(sink)
+    queue.addOperations(sources, waitUntilFinished: false)
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+func procedureQueueAwaited(_ count: Int, window: Int) {
+    let queue = ProcedureQueue()
+    blockingAsync {
+        await withTaskGroup(of: Void.self) { group in
+            var started = 0
+            func startOne() {
+                group.addTask { try? await queue.run(BlockProcedure {}) }
+                started += 1
+            }
+            while started < min(window, count) { startOne() }
+            while await group.next() != nil {
+                if started < count { startOne() }
+            }
+        }
+    }
+}
+
+/// Bytes of heap per pending `BlockProcedure` on a suspended queue.
+func bytesPerPendingProcedure(_ count: Int) -> Double {
+    let queue = ProcedureQueue()
+    queue.isSuspended = true
+    let before = heapBytesInUse() ?? 0
+    for _ in 0..<count { queue.add(procedure: BlockProcedure {}) }
+    let after = heapBytesInUse() ?? 0
+    queue.cancelAllOperations()
+    queue.isSuspended = false
+    queue.waitUntilAllOperationsAreFinished()
+    return Double(after - before) / Double(count)
+}
+
+/// Bytes of heap per bare `Operation` held in an array, for contrast.
+func bytesPerBareOperation(_ count: Int) -> Double {
+    let before = heapBytesInUse() ?? 0
+    var operations: [Operation] = []
+    operations.reserveCapacity(count)
+    for _ in 0..<count { operations.append(Operation()) }
+    let after = heapBytesInUse() ?? 0
+    withExtendedLifetime(operations) {}
+    return Double(after - before) / Double(count)
+}

@@ -1,0 +1,194 @@
+// The benchmark: ProcedureQueue against Foundation's OperationQueue, Swift task groups and Dispatch, in one run.
+// Run it through Scripts/bench.sh (release mode). `--quick` for a CI smoke run, `--json` for machines.
+import Foundation
+import PKCore
+
+Log.enabled = false
+
+let arguments = Set(CommandLine.arguments.dropFirst())
+let quick = arguments.contains("--quick")
+let json = arguments.contains("--json")
+let sizes = quick ? Sizes.quick : Sizes.full
+let repetitions = quick ? 3 : 5
+
+struct Row: Codable {
+    let workload: String
+    let contender: String
+    let operations: Int
+    let medianSeconds: Double
+    let microsecondsPerOperation: Double
+    let target: String
+    let met: Bool?
+}
+
+var rows: [Row] = []
+
+@MainActor func report(_ workload: Workload, _ results: [Measurement]) {
+    var medians: [String: Double] = [:]
+    for result in results { medians[result.contender] = result.median }
+    let (text, met) = workload.target(medians)
+    for (index, result) in results.enumerated() {
+        rows.append(
+            Row(
+                workload: "\(workload.id) \(workload.title)", contender: result.contender,
+                operations: workload.operations, medianSeconds: result.median,
+                microsecondsPerOperation: result.median * 1e6 / Double(workload.operations),
+                target: index == 0 ? text : "", met: index == 0 ? met : nil))
+    }
+}
+
+func ratio(_ medians: [String: Double], _ ours: String, _ theirs: String) -> Double {
+    (medians[ours] ?? .nan) / (medians[theirs] ?? .nan)
+}
+
+let n = sizes.independent
+
+// W1
+let w1 = Workload(
+    id: "W1", title: "\(n) independent procedures", operations: n,
+    contenders: [
+        ("ProcedureQueue", { procedureQueueIndependent(n) }),
+        ("OperationQueue", { operationQueueIndependent(n) }),
+        ("TaskGroup", { taskGroupIndependent(n) }),
+        ("Dispatch", { dispatchIndependent(n) }),
+    ],
+    target: { m in
+        let oq = ratio(m, "ProcedureQueue", "OperationQueue")
+        let tg = ratio(m, "ProcedureQueue", "TaskGroup")
+        let floor = ratio(m, "ProcedureQueue", "Dispatch")
+        return (
+            String(format: "≤0.5×OQ (%.2f), ≤0.5×TG (%.2f), ≤3×Dispatch (%.2f)", oq, tg, floor),
+            oq <= 0.5 && tg <= 0.5 && floor <= 3
+        )
+    })
+let w1Results = run(w1, repetitions: repetitions)
+report(w1, w1Results)
+let w1Median = w1Results[0].median
+
+// W2
+let w2 = Workload(
+    id: "W2", title: "\(n) independent, width 4", operations: n,
+    contenders: [
+        ("ProcedureQueue", { procedureQueueIndependent(n, width: 4) }),
+        ("OperationQueue", { operationQueueIndependent(n, width: 4) }),
+        ("TaskGroup(window 4)", { taskGroupIndependent(n, window: 4) }),
+    ],
+    target: { m in
+        let oq = ratio(m, "ProcedureQueue", "OperationQueue")
+        return (String(format: "≤0.5×OQ (%.2f)", oq), oq <= 0.5)
+    })
+report(w2, run(w2, repetitions: repetitions))
+
+// W3
+let w3 = Workload(
+    id: "W3", title: "chain", operations: sizes.chainLong,
+    contenders: [
+        ("ProcedureQueue \(sizes.chainShort)", { procedureQueueChain(sizes.chainShort) }),
+        ("ProcedureQueue \(sizes.chainLong)", { procedureQueueChain(sizes.chainLong) }),
+    ] + sizes.foundationChains.map { count in ("OperationQueue \(count)", { operationQueueChain(count) }) },
+    target: { m in
+        let short = m["ProcedureQueue \(sizes.chainShort)"] ?? .nan
+        let long = m["ProcedureQueue \(sizes.chainLong)"] ?? .nan
+        let growth = long / short
+        let allowed = 1.2 * Double(sizes.chainLong) / Double(sizes.chainShort)
+        let perLink = long * 1e6 / Double(sizes.chainLong)
+        return (
+            String(format: "linear: long/short %.1f ≤ %.0f; %.2f µs/link ≤ 3", growth, allowed, perLink),
+            growth <= allowed && perLink <= 3
+        )
+    })
+report(w3, run(w3, repetitions: repetitions))
+
+// W4
+let w4 = Workload(
+    id: "W4", title: "fan-in \(sizes.fanIn) → 1", operations: sizes.fanIn,
+    contenders: [
+        ("ProcedureQueue", { procedureQueueFanIn(sizes.fanIn) }),
+        ("OperationQueue", { operationQueueFanIn(sizes.fanIn) }),
+    ],
+    target: { m in
+        let oq = ratio(m, "ProcedureQueue", "OperationQueue")
+        return (String(format: "≤1×OQ (%.2f)", oq), oq <= 1)
+    })
+report(w4, run(w4, repetitions: repetitions))
+
+// W6
+let w6 = Workload(
+    id: "W6", title: "\(n) independent, 8 block observers each", operations: n,
+    contenders: [("ProcedureQueue", { procedureQueueIndependent(n, observers: 8) })],
+    target: { m in
+        let growth = (m["ProcedureQueue"] ?? .nan) / w1Median
+        return (String(format: "≤2×W1 (%.2f)", growth), growth <= 2)
+    })
+report(w6, run(w6, repetitions: repetitions))
+
+// W10
+let window = 64
+let w10 = Workload(
+    id: "W10", title: "\(sizes.awaited) × try await run(_:), \(window) at a time", operations: sizes.awaited,
+    contenders: [
+        ("ProcedureQueue.run", { procedureQueueAwaited(sizes.awaited, window: window) }),
+        ("TaskGroup(window 64)", { taskGroupIndependent(sizes.awaited, window: window) }),
+    ],
+    target: { m in
+        let tg = ratio(m, "ProcedureQueue.run", "TaskGroup(window 64)")
+        return (String(format: "≤1×TG (%.2f)", tg), tg <= 1)
+    })
+report(w10, run(w10, repetitions: repetitions))
+
+// W9
+let perProcedure = bytesPerPendingProcedure(sizes.pendingForMemory)
+let perOperation = bytesPerBareOperation(sizes.pendingForMemory / 10)
+rows.append(
+    Row(
+        workload: "W9 memory, \(sizes.pendingForMemory) pending", contender: "bytes/BlockProcedure",
+        operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: perProcedure,
+        target: String(format: "≤1024 B (bare Operation: %.0f B)", perOperation), met: perProcedure <= 1024))
+
+// Not yet measurable: these need GroupProcedure (issue 4) and conditions (issue 3).
+for (id, title) in [
+    ("W5", "GroupProcedure, 10,000 children"), ("W7", "W1 with one BlockCondition each"),
+    ("W8", "10,000 sharing one MutuallyExclusive category"),
+] {
+    rows.append(
+        Row(
+            workload: "\(id) \(title)", contender: "not yet available", operations: 0, medianSeconds: .nan,
+            microsecondsPerOperation: .nan, target: "lands with conditions/groups", met: nil))
+}
+
+// A million-long chain must run and deallocate without crashing (full runs only).
+if !quick {
+    let seconds = measure { procedureQueueChain(1_000_000) }
+    rows.append(
+        Row(
+            workload: "chain of 1,000,000 runs and deallocates", contender: "ProcedureQueue", operations: 1_000_000,
+            medianSeconds: seconds, microsecondsPerOperation: seconds, target: "no crash", met: true))
+}
+
+// MARK: - Output
+
+if json {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(
+        positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+} else {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    print("ProcedureKit benchmark — \(quick ? "quick" : "full") run, median of \(repetitions), \(cores) cores")
+    print("| workload | contender | median | per op | target | met |")
+    print("|---|---|---|---|---|---|")
+    for row in rows {
+        let median = row.medianSeconds.isNaN ? "–" : String(format: "%.3f s", row.medianSeconds)
+        let perOp: String
+        if row.microsecondsPerOperation.isNaN {
+            perOp = "–"
+        } else if row.contender.hasPrefix("bytes") {
+            perOp = String(format: "%.0f B", row.microsecondsPerOperation)
+        } else {
+            perOp = String(format: "%.2f µs", row.microsecondsPerOperation)
+        }
+        let met = row.met.map { $0 ? "yes" : "**no**" } ?? ""
+        print("| \(row.workload) | \(row.contender) | \(median) | \(perOp) | \(row.target) | \(met) |")
+    }
+}

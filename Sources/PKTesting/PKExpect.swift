@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+// Swift Testing front ends. Each records one issue per failure found by the matching ``ProcedureCheck``, at the
+// caller's source location. Use these in `@Test` functions; in XCTest suites use the `PKAssert…` functions.
+
+private func report(_ failures: [String], at sourceLocation: SourceLocation) {
+    for failure in failures {
+        Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
+    }
+}
+
+/// Swift Testing: records an issue unless `procedure` finished with (or without) errors and was (or was not)
+/// cancelled, as ``ProcedureCheck/finished(_:withErrors:cancelling:)`` checks.
+public func PKExpectProcedureFinished(
+    _ procedure: Procedure, withErrors: Bool = false, cancelling: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    report(ProcedureCheck.finished(procedure, withErrors: withErrors, cancelling: cancelling), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue unless `procedure` finished cancelled, with (or without) errors.
+public func PKExpectProcedureCancelled(
+    _ procedure: Procedure, withErrors: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    report(ProcedureCheck.cancelled(procedure, withErrors: withErrors), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue unless `procedure` finished, not cancelled, with exactly `count` errors.
+public func PKExpectProcedureFinishedWithErrors(
+    _ procedure: Procedure, count: Int, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    report(ProcedureCheck.finishedWithErrors(procedure, count: count), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue unless `procedure` finished with a first error of `expected`'s type, equal
+/// to it.
+public func PKExpectProcedureError<E: Error & Equatable>(
+    _ procedure: Procedure, equals expected: E, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    report(ProcedureCheck.error(procedure, equals: expected), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue unless `procedure` finished cleanly with output `expected`.
+public func PKExpectProcedureOutput<P: OutputProcedure>(
+    _ procedure: P, _ expected: P.Output, sourceLocation: SourceLocation = #_sourceLocation
+) where P.Output: Equatable {
+    report(ProcedureCheck.output(procedure, expected), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue for each overlap of one procedure's callbacks that `recorder` detected.
+public func PKExpectProcedureNoConcurrentEvents(
+    _ recorder: EventRecorder, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    report(ProcedureCheck.noConcurrentEvents(recorder), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue for each object tracked by `leaks` still alive after `timeout` seconds.
+public func PKExpectReleased(
+    _ leaks: LeakCheck, timeout: TimeInterval = 5, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let failures = await leaks.unreleased(timeout: timeout).map { "\($0) was not released" }
+    report(failures, at: sourceLocation)
+}

@@ -1,0 +1,187 @@
+import Foundation
+import PKTesting
+import Synchronization
+import Testing
+
+@testable import PKCore
+
+/// The async/await bridges: `queue.run`, `AsyncProcedure`, `waitUntilFinished()` and `events`.
+struct AsyncTests {
+
+    @Test func runReturnsWhenTheProcedureSucceeds() async throws {
+        let queue = ProcedureQueue()
+        let procedure = BlockProcedure {}
+        try await queue.run(procedure)
+        PKExpectProcedureFinished(procedure)
+    }
+
+    @Test func runThrowsTheErrorOfAFailingBlockProcedure() async {
+        let error = TestError()
+        let queue = ProcedureQueue()
+        await #expect(throws: error) {
+            try await queue.run(BlockProcedure { throw error })
+        }
+    }
+
+    @Test func runThrowsMultipleErrorsWrapped() async {
+        let queue = ProcedureQueue()
+        let procedure = HookProcedure { $0.finish(withErrors: [TestError(), TestError()]) }
+        await #expect(throws: ProcedureKitError(context: .multipleErrors)) {
+            try await queue.run(procedure)
+        }
+    }
+
+    @Test func runThrowsCancellationErrorWhenCancelled() async {
+        let queue = ProcedureQueue()
+        let procedure = TestProcedure()
+        procedure.cancel()
+        await #expect(throws: CancellationError.self) {
+            try await queue.run(procedure)
+        }
+    }
+
+    @Test func runReturnsTheOutputOfAnOutputProcedure() async throws {
+        let queue = ProcedureQueue()
+        let procedure = TestProcedure()
+        procedure.input = .ready("async")
+        // The annotation is needed: without it `run(_: Procedure)` (returning Void) wins overload resolution.
+        let output: String = try await queue.run(procedure)
+        #expect(output == "Hello async")
+    }
+
+    @Test func runThrowsTheFailureOfAnOutputProcedure() async {
+        let error = TestError()
+        let queue = ProcedureQueue()
+        let procedure = TestProcedure(error: error)
+        await #expect(throws: error) {
+            _ = try await queue.run(procedure)
+        }
+    }
+
+    @Test func cancellingTheAwaitingTaskCancelsTheProcedure() async {
+        let queue = ProcedureQueue()
+        let started = AsyncStream.makeStream(of: Void.self)
+        let procedure = HookProcedure { procedure in
+            started.continuation.yield()
+            procedure.addDidCancelBlockObserver { procedure, _ in procedure.finish() }
+        }
+        let task = Task { try await queue.run(procedure) }
+        for await _ in started.stream { break }
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(await waitForFinish(procedure, timeout: hangTimeout))
+        #expect(procedure.isCancelled)
+        PKExpectProcedureError(procedure, equals: ProcedureKitError.taskCancelled())
+    }
+
+    @Test func asyncBlockProcedureRunsAndFinishes() async throws {
+        let ran = Atomic<Bool>(false)
+        let queue = ProcedureQueue()
+        let procedure = AsyncBlockProcedure {
+            await Task.yield()
+            ran.store(true, ordering: .relaxed)
+        }
+        try await queue.run(procedure)
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(didRun)
+        PKExpectProcedureFinished(procedure)
+    }
+
+    @Test func asyncBlockProcedureThatThrowsFinishesWithTheError() async {
+        let error = TestError()
+        let queue = ProcedureQueue()
+        let procedure = AsyncBlockProcedure { throw error }
+        queue.add(procedure: procedure)
+        await procedure.waitUntilFinished()
+        PKExpectProcedureFinished(procedure, withErrors: true)
+        PKExpectProcedureError(procedure, equals: error)
+    }
+
+    @Test func cancellingAnAsyncProcedureCancelsItsTask() async {
+        let queue = ProcedureQueue()
+        let sawCancellation = Atomic<Bool>(false)
+        let started = AsyncStream.makeStream(of: Void.self)
+        let procedure = AsyncBlockProcedure {
+            started.continuation.yield()
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                sawCancellation.store(Task.isCancelled, ordering: .relaxed)
+                throw error
+            }
+        }
+        queue.add(procedure: procedure)
+        for await _ in started.stream { break }
+        procedure.cancel()
+        #expect(await waitForFinish(procedure, timeout: hangTimeout))
+        let sawIt = sawCancellation.load(ordering: .relaxed)
+        #expect(sawIt)
+        PKExpectProcedureCancelled(procedure)
+    }
+
+    @Test func asyncProcedureCancelledBeforeStartDoesNotRun() async {
+        let ran = Atomic<Bool>(false)
+        let procedure = AsyncBlockProcedure { ran.store(true, ordering: .relaxed) }
+        procedure.cancel()
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        await procedure.waitUntilFinished()
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(!didRun)
+        PKExpectProcedureCancelled(procedure)
+    }
+
+    @Test func waitUntilFinishedResumesAfterFinishAndAtOnceWhenFinished() async {
+        let procedure = TestProcedure(delay: 0.01)
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        await procedure.waitUntilFinished()
+        #expect(procedure.isFinished)
+        #expect(procedure.procedureDidFinishCalled)
+        await procedure.waitUntilFinished()
+    }
+
+    @Test func eventsYieldTheLifecycleInOrderAndEnd() async {
+        let procedure = TestProcedure()
+        let events = procedure.events
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        var names: [String] = []
+        for await event in events { names.append(event.description) }
+        #expect(names == ["didAttach", "willExecute", "didExecute", "willFinish", "didFinish"])
+    }
+
+    @Test func eventsOfACancelledProcedureIncludeDidCancelWithItsErrors() async {
+        let error = TestError()
+        let procedure = TestProcedure()
+        let events = procedure.events
+        procedure.cancel(with: error)
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        var names: [String] = []
+        var cancelErrors: [TestError] = []
+        for await event in events {
+            names.append(event.description)
+            if case .didCancel(let errors) = event { cancelErrors = errors.compactMap { $0 as? TestError } }
+        }
+        #expect(names == ["didAttach", "didCancel", "willFinish", "didFinish"])
+        #expect(cancelErrors == [error])
+    }
+
+    @Test func eventsTakenAfterFinishYieldDidAttachAndDidFinish() async {
+        let procedure = TestProcedure()
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        await procedure.waitUntilFinished()
+        var names: [String] = []
+        for await event in procedure.events { names.append(event.description) }
+        #expect(names == ["didAttach", "didFinish"])
+    }
+
+    @Test func waitForFinishTimesOutWithoutLeavingTheProcedureBehind() async {
+        let procedure = TestProcedure()  // never enqueued, so never finishes
+        #expect(await waitForFinish(procedure, timeout: 0.01) == false)
+        #expect(!procedure.isFinished)
+    }
+}

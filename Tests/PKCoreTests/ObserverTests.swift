@@ -1,0 +1,211 @@
+import Foundation
+import PKTesting
+import Synchronization
+import Testing
+
+@testable import PKCore
+
+/// Observer ordering, pending events, late attachment, synchronizers, typing and retention.
+struct ObserverTests {
+
+    @Test func normalRunDeliversEventsInLifecycleOrder() {
+        let recorder = EventRecorder()
+        let procedure = TestProcedure()
+        procedure.addObserver(recorder)
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        #expect(recorder.kinds(for: procedure) == [.didAttach, .willExecute, .didExecute, .willFinish, .didFinish])
+        #expect(recorder.events.first == .didAttach("TestProcedure"))
+    }
+
+    @Test func overridesRunBeforeObservers() {
+        let trail = Trail()
+        let procedure = HookProcedure(trail: trail) { procedure in
+            procedure.cancel()
+            procedure.finish()
+        }
+        procedure.addDidCancelBlockObserver { _, _ in trail.append("didCancel observer") }
+        procedure.addWillFinishBlockObserver { _, _, _ in trail.append("willFinish observer") }
+        procedure.addDidFinishBlockObserver { _, _ in trail.append("didFinish observer") }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        #expect(
+            trail.entries == [
+                "execute", "procedureDidCancel(isFinished: false)", "didCancel observer", "procedureWillFinish",
+                "willFinish observer", "procedureDidFinish", "didFinish observer",
+            ])
+    }
+
+    @Test func observersOfOneEventRunInRegistrationOrder() {
+        let trail = Trail()
+        let procedure = TestProcedure()
+        for index in 0..<5 {
+            procedure.addWillExecuteBlockObserver { _, _ in trail.append("willExecute \(index)") }
+            procedure.addDidFinishBlockObserver { _, _ in trail.append("didFinish \(index)") }
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        let expected = (0..<5).map { "willExecute \($0)" } + (0..<5).map { "didFinish \($0)" }
+        #expect(trail.entries == expected)
+    }
+
+    @Test func pendingFinishHeldByWillFinishObserverDelaysFinishedUntilReleasedOnAnotherThread() {
+        let held = Mutex<PendingEvent?>(nil)
+        let willFinish = DispatchSemaphore(value: 0)
+        let procedure = TestProcedure()
+        procedure.addWillFinishBlockObserver { _, _, token in
+            held.withLock { $0 = token }
+            willFinish.signal()
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitFor(willFinish, "willFinish")
+        #expect(!procedure.isFinished)
+        let kind = held.withLock { $0?.kind }
+        #expect(kind == .finish)
+        DispatchQueue.global().async { held.withLock { $0 = nil } }
+        waitForAll(procedure)
+        #expect(procedure.isFinished)
+    }
+
+    @Test func pendingExecuteHeldByWillExecuteObserverDelaysExecute() {
+        let held = Mutex<PendingEvent?>(nil)
+        let willExecute = DispatchSemaphore(value: 0)
+        let procedure = TestProcedure()
+        procedure.addWillExecuteBlockObserver { _, token in
+            held.withLock { $0 = token }
+            willExecute.signal()
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitFor(willExecute, "willExecute")
+        #expect(!procedure.didExecute)
+        let kind = held.withLock { $0?.kind }
+        #expect(kind == .execute)
+        DispatchQueue.global().async { held.withLock { $0 = nil } }
+        waitForAll(procedure)
+        #expect(procedure.didExecute)
+    }
+
+    @Test func doBeforeEventRunsBeforeTheEvent() {
+        let trail = Trail()
+        let procedure = HookProcedure(trail: trail)
+        procedure.addWillExecuteBlockObserver { _, token in
+            token.doBeforeEvent { trail.append("before") }
+            token.doThisBeforeEvent()
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        #expect(trail.entries.prefix(2) == ["before", "execute"])
+    }
+
+    @Test func observerAttachedAfterFinishGetsDidAttachThenDidFinish() {
+        let procedure = TestProcedure()
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        let recorder = EventRecorder()
+        procedure.addObserver(recorder)
+        // The attach is queued behind the tail of the finishing work when that is still running, so wait for a
+        // second late observer (attached after the recorder, so told after it) instead of expecting it at once.
+        let told = DispatchSemaphore(value: 0)
+        procedure.addDidFinishBlockObserver { _, _ in told.signal() }
+        waitFor(told, "the late observer")
+        #expect(recorder.kinds(for: procedure) == [.didAttach, .didFinish])
+    }
+
+    @Test func synchronizedObserverRunsOnTheGivenSerialQueue() {
+        let key = DispatchSpecificKey<String>()
+        let serial = DispatchQueue(label: "observer.sync")
+        serial.setSpecific(key: key, value: "observer.sync")
+        let seen = Mutex<[String?]>([])
+        let procedure = TestProcedure()
+        procedure.addWillExecuteBlockObserver(synchronizedWith: serial) { _, _ in
+            let value = DispatchQueue.getSpecific(key: key)
+            seen.withLock { $0.append(value) }
+        }
+        procedure.addDidFinishBlockObserver(synchronizedWith: serial) { _, _ in
+            let value = DispatchQueue.getSpecific(key: key)
+            seen.withLock { $0.append(value) }
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        #expect(seen.withLock { $0 } == ["observer.sync", "observer.sync"])
+    }
+
+    @Test func observerSynchronizedWithAnotherProcedureRunsInItsEventContext() {
+        let other = HookProcedure(name: "Other", disableAutomaticFinishing: true) { _ in }
+        let ran = Atomic<Int>(0)
+        let procedure = TestProcedure()
+        procedure.addDidFinishBlockObserver(synchronizedWith: other) { _, _ in
+            ran.add(1, ordering: .relaxed)
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        let count = ran.load(ordering: .relaxed)
+        #expect(count == 1)
+    }
+
+    final class Greeter: Procedure, @unchecked Sendable {
+        // @unchecked Sendable: `greeting` is immutable; the superclass guards its state with its Mutex.
+        let greeting = "hello"
+        override func execute() { finish() }
+    }
+
+    @Test func blockObserversReceiveTheTypedSubclass() {
+        let seen = Mutex<String?>(nil)
+        let procedure = Greeter()
+        // Compile-time check: the block's parameter is a `Greeter`, so `greeting` is reachable without a cast.
+        procedure.addDidFinishBlockObserver { greeter, _ in
+            let greeting: String = greeter.greeting
+            seen.withLock { $0 = greeting }
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        #expect(seen.withLock { $0 } == "hello")
+    }
+
+    @Test func observerForAnotherProcedureTypeIsNotAdded() {
+        let procedure = TestProcedure()
+        procedure.log.enabled = false
+        let called = Atomic<Bool>(false)
+        procedure.addObserver(BlockObserver<Greeter>(didAttach: { _ in called.store(true, ordering: .relaxed) }))
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        let wasCalled = called.load(ordering: .relaxed)
+        #expect(!wasCalled)
+    }
+
+    @Test func observersAreReleasedAfterFinish() async {
+        let leaks = LeakCheck()
+        let procedure = TestProcedure()
+        do {
+            let recorder = EventRecorder()
+            leaks.track(recorder)
+            procedure.addObserver(recorder)
+        }
+        #expect(leaks.alive.count == 1)
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        await procedure.waitUntilFinished()
+        await PKExpectReleased(leaks)
+    }
+
+    @Test func eventsStreamFromAProcedureAddedEarlierMatchesTheRecorder() async {
+        let procedure = TestProcedure()
+        let stream = procedure.events
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        var names: [String] = []
+        for await event in stream { names.append(event.description) }
+        #expect(names == ["didAttach", "willExecute", "didExecute", "willFinish", "didFinish"])
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import PKTesting
+import Testing
+
+/// The longest any test waits for something that should happen quickly; reaching it means a hang, and fails.
+let hangTimeout: TimeInterval = 20
+
+/// Blocks until every procedure has finished; records an issue (instead of hanging) after ``hangTimeout``.
+@discardableResult
+func waitForAll(
+    _ procedures: Procedure..., timeout: TimeInterval = hangTimeout, sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    let finished = ProcedureWaiter.wait(for: procedures, timeout: timeout)
+    if !finished {
+        let names = procedures.filter { !$0.isFinished }.map(\.procedureName)
+        Issue.record("timed out waiting for \(names) to finish", sourceLocation: sourceLocation)
+    }
+    return finished
+}
+
+/// Waits on a semaphore; records an issue (instead of hanging) after ``hangTimeout``.
+@discardableResult
+func waitFor(
+    _ semaphore: DispatchSemaphore, _ what: String, timeout: TimeInterval = hangTimeout,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    let ok = semaphore.wait(timeout: .now() + timeout) == .success
+    if !ok { Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation) }
+    return ok
+}
+
+/// Waits until the queue is empty, failing (instead of hanging) after ``hangTimeout``.
+@discardableResult
+func waitUntilEmpty(
+    _ queue: ProcedureQueue, timeout: TimeInterval = hangTimeout, sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        queue.waitUntilAllOperationsAreFinished()
+        done.signal()
+    }
+    return waitFor(done, "the queue to empty", timeout: timeout, sourceLocation: sourceLocation)
+}
