@@ -106,7 +106,7 @@ public final class EventRecorder: ProcedureObserver {
         var overlaps: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = PKMutex(State())
     private let spin: Duration
 
     /// Creates a recorder.

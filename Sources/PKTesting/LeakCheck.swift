@@ -28,7 +28,7 @@ public final class LeakCheck: Sendable {
         let name: String
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = PKMutex<[Entry]>([])
 
     /// Creates an empty check.
     public init() {}

@@ -68,7 +68,7 @@ private final class FinishGate: Sendable {
         var early: Bool?
     }
 
-    private let state = Mutex(State())
+    private let state = PKMutex(State())
 
     func install(_ continuation: CheckedContinuation<Bool, Never>) {
         let early = state.withLock { state -> Bool? in

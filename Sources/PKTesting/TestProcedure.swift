@@ -34,7 +34,7 @@ open class TestProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked
     /// An operation `execute()` produces onto the procedure's queue, or `nil`.
     public let produced: Operation?
 
-    private let record = Mutex(Record())
+    private let record = PKMutex(Record())
 
     /// Creates a test procedure.
     ///

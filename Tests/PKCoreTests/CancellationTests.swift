@@ -78,7 +78,7 @@ struct CancellationTests {
     }
 
     @Test func cancelFromAnotherThreadWhileWillExecuteTokenIsHeldSkipsExecute() {
-        let held = Mutex<PendingEvent?>(nil)
+        let held = PKMutex<PendingEvent?>(nil)
         let willExecute = DispatchSemaphore(value: 0)
         let procedure = TestProcedure()
         procedure.addWillExecuteBlockObserver { _, token in
@@ -157,7 +157,7 @@ struct CancellationTests {
 
     @Test func didCancelObserversReceiveTheCancelErrors() {
         let error = TestError()
-        let received = Mutex<[TestError]>([])
+        let received = PKMutex<[TestError]>([])
         let procedure = TestProcedure()
         procedure.addDidCancelBlockObserver { _, errors in
             let typed = errors.compactMap { $0 as? TestError }

@@ -59,7 +59,7 @@ struct LifecycleTests {
     // §13.4
     @Test func isFinishedIsFalseInWillFinishAndTrueInDidFinish() {
         let queue = ProcedureQueue()
-        let seen = Mutex<(willFinish: Bool?, didFinish: Bool?)>((nil, nil))
+        let seen = PKMutex<(willFinish: Bool?, didFinish: Bool?)>((nil, nil))
         let procedure = TestProcedure()
         procedure.addWillFinishBlockObserver { procedure, _, _ in
             let finished = procedure.isFinished

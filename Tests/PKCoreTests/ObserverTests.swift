@@ -53,7 +53,7 @@ struct ObserverTests {
     }
 
     @Test func pendingFinishHeldByWillFinishObserverDelaysFinishedUntilReleasedOnAnotherThread() {
-        let held = Mutex<PendingEvent?>(nil)
+        let held = PKMutex<PendingEvent?>(nil)
         let willFinish = DispatchSemaphore(value: 0)
         let procedure = TestProcedure()
         procedure.addWillFinishBlockObserver { _, _, token in
@@ -72,7 +72,7 @@ struct ObserverTests {
     }
 
     @Test func pendingExecuteHeldByWillExecuteObserverDelaysExecute() {
-        let held = Mutex<PendingEvent?>(nil)
+        let held = PKMutex<PendingEvent?>(nil)
         let willExecute = DispatchSemaphore(value: 0)
         let procedure = TestProcedure()
         procedure.addWillExecuteBlockObserver { _, token in
@@ -122,7 +122,7 @@ struct ObserverTests {
         let key = DispatchSpecificKey<String>()
         let serial = DispatchQueue(label: "observer.sync")
         serial.setSpecific(key: key, value: "observer.sync")
-        let seen = Mutex<[String?]>([])
+        let seen = PKMutex<[String?]>([])
         let procedure = TestProcedure()
         procedure.addWillExecuteBlockObserver(synchronizedWith: serial) { _, _ in
             let value = DispatchQueue.getSpecific(key: key)
@@ -159,7 +159,7 @@ struct ObserverTests {
     }
 
     @Test func blockObserversReceiveTheTypedSubclass() {
-        let seen = Mutex<String?>(nil)
+        let seen = PKMutex<String?>(nil)
         let procedure = Greeter()
         // Compile-time check: the block's parameter is a `Greeter`, so `greeting` is reachable without a cast.
         procedure.addDidFinishBlockObserver { greeter, _ in

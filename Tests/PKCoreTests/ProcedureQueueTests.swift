@@ -196,7 +196,7 @@ struct ProcedureQueueTests {
         let key = DispatchSpecificKey<String>()
         let underlying = DispatchQueue(label: "underlying")
         underlying.setSpecific(key: key, value: "underlying")
-        let seen = Mutex<String?>(nil)
+        let seen = PKMutex<String?>(nil)
         let procedure = HookProcedure { procedure in
             let value = DispatchQueue.getSpecific(key: key)
             seen.withLock { $0 = value }
@@ -218,7 +218,7 @@ struct ProcedureQueueTests {
         let key = DispatchSpecificKey<String>()
         let underlying = DispatchQueue(label: "underlying")
         underlying.setSpecific(key: key, value: "underlying")
-        let seen = Mutex<String?>(nil)
+        let seen = PKMutex<String?>(nil)
         let procedure = HookProcedure { procedure in
             let value = DispatchQueue.getSpecific(key: key)
             seen.withLock { $0 = value }

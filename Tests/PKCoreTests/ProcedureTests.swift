@@ -63,7 +63,7 @@ struct ProcedureTests {
     }
 
     @Test func statusIsExecutingWhileExecuting() {
-        let seen = Mutex<ProcedureStatus?>(nil)
+        let seen = PKMutex<ProcedureStatus?>(nil)
         let procedure = HookProcedure { procedure in
             let status = procedure.status
             seen.withLock { $0 = status }
@@ -144,7 +144,7 @@ struct ProcedureTests {
 
     @Test func dependenciesFinishBeforeTheDependentExecutesAndAreListedUntilItFinishes() {
         let first = HookProcedure(name: "First")
-        let sawFirstFinished = Mutex<Bool?>(nil)
+        let sawFirstFinished = PKMutex<Bool?>(nil)
         let second = HookProcedure(name: "Second") { procedure in
             let finished = first.isFinished
             sawFirstFinished.withLock { $0 = finished }
@@ -294,7 +294,7 @@ struct ProcedureTests {
 
     /// Keeps the pending-add token until the test drops it.
     final class TokenKeeper: ProcedureObserver {
-        let held = Mutex<PendingEvent?>(nil)
+        let held = PKMutex<PendingEvent?>(nil)
         let willAdd = DispatchSemaphore(value: 0)
 
         func procedure(

@@ -9,7 +9,7 @@ struct SubjectTests {
 
     final class Listener: Sendable {
         let name: String
-        private let received = Mutex<[String]>([])
+        private let received = PKMutex<[String]>([])
         init(_ name: String) { self.name = name }
         func receive(_ message: String) { received.withLock { $0.append(message) } }
         var messages: [String] { received.withLock { $0 } }

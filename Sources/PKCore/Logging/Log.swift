@@ -13,7 +13,7 @@ public enum Log {
 
     private static let enabledFlag = Atomic<Bool>(true)
     private static let severityRaw = Atomic<Int>(LogSeverity.info.rawValue)
-    private static let settings = Mutex(Settings())
+    private static let settings = PKMutex(Settings())
 
     /// Whether any logging happens at all. Defaults to `true`.
     public static var enabled: Bool {

@@ -14,7 +14,7 @@ enum OperationFinishWatcher {
         var callbacks: [@Sendable () -> Void]
     }
 
-    private static let registry = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let registry = PKMutex<[ObjectIdentifier: Entry]>([:])
 
     /// Registers `callback` to run when `operation` finishes; returns `false` (without registering) when it is
     /// already finished.

@@ -39,14 +39,14 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     // @unchecked Sendable: every mutable field of the procedure lives in `storage`, guarded by its Mutex.
     // Foundation's own Operation fields are only touched through Foundation's own locked accessors.
 
-    final let storage: Mutex<ProcedureStorage>
+    final let storage: PKMutex<ProcedureStorage>
 
     /// The procedure's slot in its queue's member list; read and written only under that queue's mutex.
     final var queueIndex = -1
 
     /// Creates a procedure.
     public override init() {
-        storage = Mutex(ProcedureStorage(automaticFinishingDisabled: false))
+        storage = PKMutex(ProcedureStorage(automaticFinishingDisabled: false))
         super.init()
     }
 
@@ -55,7 +55,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Such a procedure's `execute()` runs even when it was cancelled before starting, and its code must call
     /// `finish()` on every path.
     public init(disableAutomaticFinishing: Bool) {
-        storage = Mutex(ProcedureStorage(automaticFinishingDisabled: disableAutomaticFinishing))
+        storage = PKMutex(ProcedureStorage(automaticFinishingDisabled: disableAutomaticFinishing))
         super.init()
     }
 

@@ -17,7 +17,7 @@ import Synchronization
 open class AsyncProcedure: Procedure, @unchecked Sendable {
     // @unchecked Sendable: `task` is guarded by its Mutex; everything else is the superclass's.
 
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = PKMutex<Task<Void, Never>?>(nil)
 
     /// Creates the procedure.
     public override init() {

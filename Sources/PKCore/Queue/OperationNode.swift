@@ -16,7 +16,7 @@ final class OperationNode: DependencyWaiter, @unchecked Sendable {
     let operation: Operation
     private let queue: ProcedureQueue
     var queueIndex = -1
-    private let state = Mutex(State())
+    private let state = PKMutex(State())
 
     init(operation: Operation, queue: ProcedureQueue) {
         self.operation = operation

@@ -17,7 +17,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     // @unchecked Sendable: all mutable state is in `state`, guarded by its Mutex; `group` and `subject` are
     // thread-safe themselves.
 
-    private let state: Mutex<ProcedureQueueState>
+    private let state: PKMutex<ProcedureQueueState>
     private let group = DispatchGroup()
     private let subject = Subject<any ProcedureQueueObserver>()
     /// Set once an observer has been added; until then notifications skip the subject.
@@ -36,7 +36,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         initial.name = name
         initial.qualityOfService = qualityOfService
         initial.maxConcurrentOperationCount = maxConcurrentOperationCount
-        state = Mutex(initial)
+        state = PKMutex(initial)
         self.underlyingQueue = underlyingQueue
     }
 

@@ -17,7 +17,7 @@ public final class Subject<Observer: Sendable>: Sendable {
     }
 
     // Entries hold weak references to observer objects; every access is under this mutex.
-    private let entries = Mutex<[Entry]>([])
+    private let entries = PKMutex<[Entry]>([])
 
     /// Creates an empty subject.
     public init() {}

@@ -1,9 +1,10 @@
+import PKCore
 import PKTesting
 import Synchronization
 
 /// A log writer that keeps every line and entry it is given.
 final class CapturingLogWriter: LogWriter {
-    private let storage = Mutex<[(text: String, entry: LogEntry)]>([])
+    private let storage = PKMutex<[(text: String, entry: LogEntry)]>([])
 
     init() {}
 

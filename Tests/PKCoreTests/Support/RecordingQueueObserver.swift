@@ -1,3 +1,4 @@
+import PKCore
 import Foundation
 import PKTesting
 import Synchronization
@@ -5,7 +6,7 @@ import Synchronization
 /// A queue delegate and observer that records each callback as `"willAdd:<name>"`, `"didAdd:<name>"`,
 /// `"willFinish:<name>"`, `"didFinish:<name>"`, `"willAddOperation"`, `"didAddOperation"`, `"didFinishOperation"`.
 final class RecordingQueueObserver: ProcedureQueueDelegate {
-    private let storage = Mutex<[String]>([])
+    private let storage = PKMutex<[String]>([])
 
     init() {}
 

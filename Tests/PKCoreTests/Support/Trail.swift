@@ -1,8 +1,9 @@
+import PKCore
 import Synchronization
 
 /// A thread-safe list of strings that tests append to from callbacks, to check ordering.
 final class Trail: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = PKMutex<[String]>([])
 
     init() {}
 
