@@ -540,6 +540,17 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         }
     }
 
+    /// Moves straight to `pending` and ready when the procedure has no dependencies; returns `false` (changing
+    /// nothing) otherwise, and the queue then uses ``didEnqueue()``.
+    final func enqueueIfReadyAtOnce() -> Bool {
+        storage.withLock { storage in
+            guard storage.dependencies.isEmpty else { return false }
+            storage.machine.didEnqueue()
+            storage.readiness = .ready
+            return true
+        }
+    }
+
     /// Moves to `pending` and starts waiting for dependencies; the queue is told when the procedure is ready.
     /// Returns `true` when the procedure is still waiting afterwards.
     @discardableResult

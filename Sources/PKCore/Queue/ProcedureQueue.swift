@@ -20,8 +20,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     private let state: PKMutex<ProcedureQueueState>
     private let group = DispatchGroup()
     private let subject = Subject<any ProcedureQueueObserver>()
-    /// Set once an observer has been added; until then notifications skip the subject.
-    private let hasObservers = Atomic<Bool>(false)
+    /// Set once a delegate or an observer has been added; until then notifications cost one atomic load.
+    private let hasListeners = Atomic<Bool>(false)
     /// Mirrors `underlyingQueue != nil`, so the execute path checks it without the lock.
     private let hasUnderlyingQueue = Atomic<Bool>(false)
     private static let underlyingKey = DispatchSpecificKey<UnderlyingQueueToken>()
@@ -98,7 +98,10 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// The delegate, held weakly. It is told of adds and finishes before the observers.
     public weak var delegate: (any ProcedureQueueDelegate)? {
         get { state.withLock { $0.delegate } }
-        set { state.withLock { $0.delegate = newValue } }
+        set {
+            state.withLock { $0.delegate = newValue }
+            if newValue != nil { hasListeners.store(true, ordering: .releasing) }
+        }
     }
 
     /// The number of unfinished operations on the queue.
@@ -112,7 +115,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Adds an observer, held weakly.
     public func addObserver(_ observer: any ProcedureQueueObserver) {
         subject.add(observer: observer)
-        hasObservers.store(true, ordering: .relaxed)
+        hasListeners.store(true, ordering: .releasing)
     }
 
     /// Removes an observer now.
@@ -171,32 +174,34 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
     }
 
-    /// The delegate and whether any observer may be registered, read in one step.
-    private func listeners() -> (delegate: (any ProcedureQueueDelegate)?, observers: Bool) {
-        (state.withLock { $0.delegate }, hasObservers.load(ordering: .relaxed))
-    }
-
-    private func notify(
-        _ listeners: (delegate: (any ProcedureQueueDelegate)?, observers: Bool),
-        _ body: (any ProcedureQueueObserver) -> Void
-    ) {
-        if let delegate = listeners.delegate { body(delegate) }
-        if listeners.observers { subject.send(body) }
+    /// Tells the delegate, then the observers; a single atomic load when there are none.
+    private func notify(_ body: (any ProcedureQueueObserver) -> Void) {
+        guard hasListeners.load(ordering: .acquiring) else { return }
+        if let delegate = state.withLock({ $0.delegate }) { body(delegate) }
+        subject.send(body)
     }
 
     private func add(procedure: Procedure, context: Procedure?) {
         guard procedure.prepareToEnqueue(on: self) else { return }
-        let member = QueueMember.procedure(procedure)
-        let listeners = state.withLock { state in
-            state.insert(member)
-            state.waiting += 1
-            return (state.delegate, hasObservers.load(ordering: .relaxed))
-        }
-        notify(listeners) { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
+        notify { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
         group.enter()
-        let stillWaiting = procedure.didEnqueue()
-        notify(listeners) { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
-        if stillWaiting { checkForStallSoon() }
+        let member = QueueMember.procedure(procedure)
+        if procedure.enqueueIfReadyAtOnce() {
+            // No dependencies: membership, readiness and launch in one critical section.
+            let launch = state.withLock { state in
+                state.insert(member)
+                state.ready.append(member, priority: procedure.queuePriority)
+                return state.popLaunchable()
+            }
+            if let (next, target) = launch { target.async { next.start() } }
+        } else {
+            state.withLock { state in
+                state.insert(member)
+                state.waiting += 1
+            }
+            if procedure.didEnqueue() { checkForStallSoon() }
+        }
+        notify { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
     }
 
     private func add(plainOperation operation: Operation, context: Procedure?) {
@@ -206,15 +211,14 @@ public final class ProcedureQueue: @unchecked Sendable {
             return
         }
         let node = OperationNode(operation: operation, queue: self)
-        let listeners = state.withLock { state in
+        notify { $0.procedureQueue(self, willAddOperation: operation, context: context) }
+        group.enter()
+        state.withLock { state in
             state.insert(.operation(node))
             state.waiting += 1
-            return (state.delegate, hasObservers.load(ordering: .relaxed))
         }
-        notify(listeners) { $0.procedureQueue(self, willAddOperation: operation, context: context) }
-        group.enter()
         node.enqueue()
-        notify(listeners) { $0.procedureQueue(self, didAddOperation: operation, context: context) }
+        notify { $0.procedureQueue(self, didAddOperation: operation, context: context) }
     }
 
     // MARK: - Scheduling
@@ -253,33 +257,32 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     func procedureWillFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
-        notify(listeners()) { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
+        notify { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
     }
 
     func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
-        let listeners = finished(.procedure(procedure))
-        notify(listeners) { $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors) }
+        finished(.procedure(procedure))
+        notify { $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors) }
         group.leave()
     }
 
     func operationDidFinish(_ node: OperationNode) {
-        let listeners = finished(.operation(node))
-        notify(listeners) { $0.procedureQueue(self, didFinishOperation: node.operation) }
+        finished(.operation(node))
+        notify { $0.procedureQueue(self, didFinishOperation: node.operation) }
         group.leave()
     }
 
     /// Frees `member`'s slot and starts the next ready work.
-    private func finished(_ member: QueueMember) -> (delegate: (any ProcedureQueueDelegate)?, observers: Bool) {
-        let (launch, stalled, delegate) = state.withLock { state in
+    private func finished(_ member: QueueMember) {
+        let (launch, stalled) = state.withLock { state in
             if state.remove(member), state.running > 0 { state.running -= 1 }
-            return (state.popLaunchable(), state.isStalled, state.delegate)
+            return (state.popLaunchable(), state.isStalled)
         }
         if let (next, target) = launch {
             target.async { next.start() }
             launchReadyWork()
         }
         if stalled { checkForStallSoon() }
-        return (delegate, hasObservers.load(ordering: .relaxed))
     }
 
     // MARK: - Cancelling and waiting
