@@ -414,6 +414,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             storage.dependencies = []
             return (errors, dependents, queue, storage.observers, dependencies)
         }
+        WorkerLoop.procedureIsFinishing(self)
         // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
         willChangeValue(forKey: "isFinished")
         didChangeValue(forKey: "isFinished")

@@ -193,7 +193,7 @@ public final class ProcedureQueue: @unchecked Sendable {
                 state.ready.append(member, priority: procedure.queuePriority)
                 return state.popLaunchable()
             }
-            if let (next, target) = launch { target.async { next.start() } }
+            if let (next, target) = launch { WorkerLoop.launch(next, on: target) }
         } else {
             state.withLock { state in
                 state.insert(member)
@@ -237,13 +237,13 @@ public final class ProcedureQueue: @unchecked Sendable {
             state.ready.append(member, priority: priority)
             return state.popLaunchable()
         }
-        if let (next, target) = launch { target.async { next.start() } }
+        if let (next, target) = launch { WorkerLoop.launch(next, on: target) }
     }
 
     /// Starts ready work while slots are free.
     private func launchReadyWork() {
         while let (member, target) = state.withLock({ $0.popLaunchable() }) {
-            target.async { member.start() }
+            WorkerLoop.launch(member, on: target)
         }
     }
 
@@ -279,7 +279,7 @@ public final class ProcedureQueue: @unchecked Sendable {
             return (state.popLaunchable(), state.isStalled)
         }
         if let (next, target) = launch {
-            target.async { next.start() }
+            WorkerLoop.launch(next, on: target)
             launchReadyWork()
         }
         if stalled { checkForStallSoon() }
