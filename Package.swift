@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PKCore", targets: ["PKCore"]),
+        .library(name: "PKConditions", targets: ["PKConditions"]),
         .library(name: "PKTesting", targets: ["PKTesting"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
         .executable(name: "ImagePipeline", targets: ["ImagePipeline"]),
@@ -19,6 +20,7 @@ let package = Package(
     targets: [
         // MARK: - Libraries
         .target(name: "PKCore", swiftSettings: swiftSettings),
+        .target(name: "PKConditions", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(name: "PKTesting", dependencies: ["PKCore"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
@@ -34,6 +36,8 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKConditionsTests", dependencies: ["PKConditions", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PKStressTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
     ]
 )

@@ -8,7 +8,7 @@ struct ProcedureKitErrorTests {
     @Test func equalityComparesContextsOnly() {
         #expect(ProcedureKitError.noQueue() == ProcedureKitError.noQueue())
         #expect(
-            ProcedureKitError.conditionFailed(with: [TestError()]) == ProcedureKitError.conditionFailed(with: []))
+            ProcedureKitError.conditionFailed("C", with: [TestError()]) == ProcedureKitError.conditionFailed("C", with: []))
         #expect(ProcedureKitError.noQueue() != ProcedureKitError.taskCancelled())
         #expect(ProcedureKitError.dependencyCycle(["A", "B"]) != ProcedureKitError.dependencyCycle(["A"]))
         #expect(ProcedureKitError.programmingError(reason: "x") != ProcedureKitError.programmingError(reason: "y"))
@@ -22,7 +22,7 @@ struct ProcedureKitErrorTests {
         (.parent(cancelledWithErrors: []), "The parent was cancelled"),
         (.dependency(finishedWithErrors: []), "A dependency finished with errors"),
         (.dependency(cancelledWithErrors: []), "A dependency was cancelled"),
-        (.conditionFailed(), "A condition failed"),
+        (.conditionFailed("C"), "The condition C failed"),
         (.requirementNotSatisfied(), "A requirement was not satisfied"),
         (ProcedureKitError(context: .notStartedByProcedureQueue), "The procedure was not started by a ProcedureQueue"),
         (ProcedureKitError(context: .multipleErrors), "Several errors"),
@@ -34,8 +34,8 @@ struct ProcedureKitErrorTests {
 
     @Test func descriptionListsUnderlyingErrors() {
         let underlying = TestError()
-        let error = ProcedureKitError.conditionFailed(with: [underlying])
-        #expect(error.description == "A condition failed (\(underlying))")
+        let error = ProcedureKitError.conditionFailed("C", with: [underlying])
+        #expect(error.description == "The condition C failed (\(underlying))")
         #expect(error.underlyingError as? TestError == underlying)
         #expect(error.underlyingErrors.count == 1)
     }

@@ -23,8 +23,23 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case dependencyFinishedWithErrors
         /// The procedure was cancelled because a dependency was cancelled.
         case dependencyCancelledWithErrors
-        /// A condition failed; the underlying errors say why.
-        case conditionFailed
+        /// The named condition failed; the underlying errors are what it reported.
+        case conditionFailed(condition: String)
+        /// Several conditions failed; the underlying errors are their errors.
+        case conditionsFailed
+        /// A dependency of the named condition finished with errors (its requirements include `.noFailed`).
+        case conditionDependenciesFailed(condition: String)
+        /// A dependency of the named condition was cancelled (its requirements include `.noCancelled`).
+        case conditionDependenciesCancelled(condition: String)
+        /// ``FalseCondition``-style conditions fail with this.
+        case falseCondition
+        /// A dependency of the procedure finished with errors (reported by `NoFailedDependenciesCondition`).
+        case dependenciesFailed
+        /// A dependency of the procedure was cancelled (reported by `NoFailedDependenciesCondition`).
+        case dependenciesCancelled
+        /// The procedure asked for a mutually exclusive category that a procedure it was produced by (directly or
+        /// through others) holds; waiting would deadlock, so it was cancelled instead.
+        case mutualExclusionDeadlock(categories: [String])
         /// A requirement (for example an input value) was not satisfied.
         case requirementNotSatisfied
         /// The procedure was started by something other than a ``ProcedureQueue``.
@@ -66,7 +81,16 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case .parentCancelled: base = "The parent was cancelled"
         case .dependencyFinishedWithErrors: base = "A dependency finished with errors"
         case .dependencyCancelledWithErrors: base = "A dependency was cancelled"
-        case .conditionFailed: base = "A condition failed"
+        case .conditionFailed(let condition): base = "The condition \(condition) failed"
+        case .conditionsFailed: base = "Several conditions failed"
+        case .conditionDependenciesFailed(let condition): base = "A dependency of the condition \(condition) failed"
+        case .conditionDependenciesCancelled(let condition):
+            base = "A dependency of the condition \(condition) was cancelled"
+        case .falseCondition: base = "FalseCondition"
+        case .dependenciesFailed: base = "A dependency failed"
+        case .dependenciesCancelled: base = "A dependency was cancelled"
+        case .mutualExclusionDeadlock(let categories):
+            base = "Mutual exclusion would deadlock: a producing procedure holds \(categories.joined(separator: ", "))"
         case .requirementNotSatisfied: base = "A requirement was not satisfied"
         case .notStartedByProcedureQueue: base = "The procedure was not started by a ProcedureQueue"
         case .multipleErrors: base = "Several errors"
@@ -109,9 +133,32 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         ProcedureKitError(context: .dependencyCancelledWithErrors, errors: errors)
     }
 
-    /// A condition failed with `errors`.
-    public static func conditionFailed(with errors: [any Error] = []) -> ProcedureKitError {
-        ProcedureKitError(context: .conditionFailed, errors: errors)
+    /// The condition named `condition` failed with `errors`.
+    public static func conditionFailed(_ condition: String, with errors: [any Error] = []) -> ProcedureKitError {
+        ProcedureKitError(context: .conditionFailed(condition: condition), errors: errors)
+    }
+
+    /// The error ``FalseCondition``-style conditions fail with.
+    public static func falseCondition() -> ProcedureKitError { ProcedureKitError(context: .falseCondition) }
+
+    /// A dependency of the procedure finished with errors.
+    public static func dependenciesFailed(_ errors: [any Error] = []) -> ProcedureKitError {
+        ProcedureKitError(context: .dependenciesFailed, errors: errors)
+    }
+
+    /// A dependency of the procedure was cancelled.
+    public static func dependenciesCancelled() -> ProcedureKitError {
+        ProcedureKitError(context: .dependenciesCancelled)
+    }
+
+    /// Whether this error already says that a condition failed (so it is not wrapped again).
+    public var isConditionError: Bool {
+        switch context {
+        case .conditionFailed, .conditionsFailed, .conditionDependenciesFailed, .conditionDependenciesCancelled:
+            true
+        default:
+            false
+        }
     }
 
     /// A requirement, such as an injected input, was not satisfied.

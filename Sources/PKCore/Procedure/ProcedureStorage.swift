@@ -16,6 +16,7 @@ struct ProcedureStorage {
     var loop = EventLoopState()
     var observers: [AnyProcedureObserver] = []
     var dependencies: [Operation] = []
+    var conditions: [Condition] = []
     /// Waiters registered on this procedure; notified once when it finishes, then dropped.
     var dependents: [any DependencyWaiter] = []
     var readiness = Readiness.notEnqueued

@@ -1,0 +1,2 @@
+// PKConditions: the concrete conditions. Being written.
+@_exported import PKCore

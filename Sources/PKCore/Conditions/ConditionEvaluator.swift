@@ -1,0 +1,212 @@
+import Foundation
+
+/// Evaluates a list of conditions for a procedure, with their dependencies, combining the results.
+///
+/// With ``Mode/all`` (how a procedure's own conditions are combined) the first failure ends the evaluation;
+/// with ``Mode/any`` the first satisfied condition does. Results gathered are combined in order, starting from
+/// "ignored": two failures become one ``ProcedureKitError/Context/conditionsFailed`` error with both; a failure
+/// otherwise wins; an ignored result gives way to the next one; a satisfied result stays. So satisfied and
+/// ignored together are satisfied, and no conditions at all are ignored. Each condition's ``Condition/output`` is
+/// set to its own result.
+///
+/// For each condition the evaluator waits for its dependencies, runs its produced dependencies on a private
+/// queue, checks its ``Condition/dependencyRequirements``, then calls ``Condition/evaluate(procedure:completion:)``.
+/// Ending early (or ``cancel()``) cancels produced dependencies that are still running and tells outstanding
+/// conditions through ``Condition/evaluationWasCancelled()``. Compound conditions use an evaluator for their
+/// nested conditions. Thread-safe; the completion runs once, on the thread that delivers the deciding result.
+public final class ConditionEvaluator: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field lives in `state`, guarded by its PKMutex; `conditions` and `mode`
+    // are immutable.
+
+    /// How results are combined.
+    public enum Mode: Sendable {
+        /// All must hold (AND): the first failure decides.
+        case all
+        /// One must hold (OR): the first satisfied condition decides.
+        case any
+    }
+
+    private struct State {
+        var results: [ConditionResult?]
+        var remaining: Int
+        var completion: (@Sendable (ConditionResult) -> Void)?
+        var barriers: [DependencyBarrier] = []
+        var produced: [Operation] = []
+        var isDone = false
+    }
+
+    private let conditions: [Condition]
+    private let mode: Mode
+    private let state: PKMutex<State>
+
+    /// The queue produced dependencies run on; it is not the procedure's queue, so its delegate never sees them.
+    static let producedDependencyQueue = ProcedureQueue(name: "PKCore.ConditionDependencies")
+
+    /// Creates an evaluator for `conditions`, in order, duplicates removed.
+    public init(conditions: [Condition], mode: Mode = .all) {
+        var seen = Set<ObjectIdentifier>()
+        self.conditions = conditions.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        self.mode = mode
+        state = PKMutex(State(results: Array(repeating: nil, count: self.conditions.count), remaining: self.conditions.count))
+    }
+
+    /// The union of the conditions' mutually exclusive categories.
+    public var mutuallyExclusiveCategories: Set<String> {
+        conditions.reduce(into: Set<String>()) { $0.formUnion($1.mutuallyExclusiveCategories) }
+    }
+
+    /// Starts evaluating for `procedure`; `completion` runs once with the combined result, unless cancelled.
+    public func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        let empty = state.withLock { state -> Bool in
+            state.completion = completion
+            return conditions.isEmpty
+        }
+        if empty {
+            finish(with: .success(false))
+            return
+        }
+        for (index, condition) in conditions.enumerated() {
+            if state.withLock({ $0.isDone }) { return }
+            start(condition, at: index, for: procedure)
+        }
+    }
+
+    /// Abandons the evaluation: the completion will not run, produced dependencies still running are cancelled
+    /// and outstanding conditions are told.
+    public func cancel() {
+        end()
+    }
+
+    private func start(_ condition: Condition, at index: Int, for procedure: Procedure) {
+        let dependencies = condition.dependencies
+        let produced = condition.producedDependencies
+        guard !dependencies.isEmpty || !produced.isEmpty else {
+            callEvaluate(condition, at: index, for: procedure)
+            return
+        }
+        let barrier = DependencyBarrier(operations: dependencies + produced) { [self] in
+            if let failure = Self.requirementFailure(of: condition, dependencies: dependencies + produced) {
+                record(.failure(failure), at: index, of: condition)
+            } else {
+                callEvaluate(condition, at: index, for: procedure)
+            }
+        }
+        state.withLock {
+            $0.barriers.append(barrier)
+            $0.produced.append(contentsOf: produced)
+        }
+        for operation in produced {
+            Self.producedDependencyQueue.addOperation(operation)
+        }
+    }
+
+    private func callEvaluate(_ condition: Condition, at index: Int, for procedure: Procedure) {
+        let delivered = PKMutex(false)
+        condition.evaluate(procedure: procedure) { [self] result in
+            let first = delivered.withLock { delivered -> Bool in
+                defer { delivered = true }
+                return !delivered
+            }
+            guard first else {
+                Log.write(.warning, "\(condition.conditionName) called its completion more than once; ignored")
+                return
+            }
+            record(result, at: index, of: condition)
+        }
+    }
+
+    /// Checks a condition's dependency requirements; returns the error when they are not met.
+    private static func requirementFailure(of condition: Condition, dependencies: [Operation]) -> ProcedureKitError? {
+        let requirements = condition.dependencyRequirements
+        guard !requirements.isEmpty else { return nil }
+        let procedures = dependencies.compactMap { $0 as? Procedure }
+        if requirements.contains(.noFailed) {
+            let failed = procedures.contains { procedure in
+                guard procedure.failed else { return false }
+                return !(requirements.contains(.ignoreFailedIfCancelled) && procedure.isCancelled)
+            }
+            if failed {
+                return ProcedureKitError(context: .conditionDependenciesFailed(condition: condition.conditionName))
+            }
+        }
+        if requirements.contains(.noCancelled), dependencies.contains(where: \.isCancelled) {
+            return ProcedureKitError(context: .conditionDependenciesCancelled(condition: condition.conditionName))
+        }
+        return nil
+    }
+
+    private func record(_ result: ConditionResult, at index: Int, of condition: Condition) {
+        condition.output = .ready(result)
+        let wrapped = Self.wrap(result, of: condition)
+        enum Next { case wait, decide(ConditionResult) }
+        let next = state.withLock { state -> Next in
+            guard !state.isDone else { return .wait }
+            state.results[index] = wrapped
+            state.remaining -= 1
+            switch (mode, wrapped) {
+            case (.all, .failure): return .decide(wrapped)
+            case (.any, .success(true)): return .decide(wrapped)
+            default: break
+            }
+            guard state.remaining == 0 else { return .wait }
+            return .decide(Self.combine(state.results.compactMap { $0 }))
+        }
+        if case .decide(let result) = next { finish(with: result) }
+    }
+
+    /// A failure not already describing a condition is wrapped so that it names `condition`.
+    private static func wrap(_ result: ConditionResult, of condition: Condition) -> ConditionResult {
+        guard case .failure(let error) = result else { return result }
+        if let error = error as? ProcedureKitError, error.isConditionError { return result }
+        return .failure(ProcedureKitError.conditionFailed(condition.conditionName, with: [error]))
+    }
+
+    /// Combines results in order, as the type's documentation describes.
+    public static func combine(_ results: [ConditionResult]) -> ConditionResult {
+        results.reduce(ConditionResult.success(false)) { accumulated, next in
+            switch (accumulated, next) {
+            case (.failure(let first), .failure(let second)):
+                return .failure(ProcedureKitError(context: .conditionsFailed, errors: flatten(first) + flatten(second)))
+            case (.failure, _):
+                return accumulated
+            case (_, .failure):
+                return next
+            case (.success(false), _):
+                return next
+            default:
+                return accumulated
+            }
+        }
+    }
+
+    private static func flatten(_ error: any Error) -> [any Error] {
+        if let error = error as? ProcedureKitError, error.context == .conditionsFailed { return error.underlyingErrors }
+        return [error]
+    }
+
+    private func finish(with result: ConditionResult) {
+        if let completion = end() { completion(result) }
+    }
+
+    /// Marks the evaluation done and cleans up; returns the completion if it had not run yet.
+    @discardableResult
+    private func end() -> (@Sendable (ConditionResult) -> Void)? {
+        let (completion, barriers, produced, outstanding) = state.withLock {
+            state -> ((@Sendable (ConditionResult) -> Void)?, [DependencyBarrier], [Operation], [Condition]) in
+            guard !state.isDone else { return (nil, [], [], []) }
+            state.isDone = true
+            let completion = state.completion
+            state.completion = nil
+            let outstanding = conditions.indices.filter { state.results[$0] == nil }.map { conditions[$0] }
+            defer {
+                state.barriers = []
+                state.produced = []
+            }
+            return (completion, state.barriers, state.produced, outstanding)
+        }
+        for barrier in barriers { barrier.cancel() }
+        for operation in produced where !operation.isFinished { operation.cancel() }
+        for condition in outstanding { condition.evaluationWasCancelled() }
+        return completion
+    }
+}
