@@ -412,6 +412,8 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             storage.queue = nil
             let dependencies = storage.dependencies
             storage.dependencies = []
+            storage.conditions = []
+            storage.producer = nil
             return (errors, dependents, queue, storage.observers, dependencies)
         }
         WorkerLoop.procedureIsFinishing(self)
@@ -421,6 +423,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         for dependent in dependents { dependent.dependencyDidFinish() }
         releaseIteratively(dependencies)
         procedureDidFinish(withErrors: errors)
+        releaseExclusivity()
         for observer in observers { observer.send(.didFinish(errors), to: self) }
         let waiters = storage.withLock { storage -> [CheckedContinuation<Void, Never>] in
             storage.observers = []
@@ -523,10 +526,13 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     // MARK: - Enqueueing (called by ProcedureQueue)
 
     /// Moves to `willEnqueue` and records `queue`; returns `false` when already enqueued.
-    final func prepareToEnqueue(on queue: ProcedureQueue) -> Bool {
+    final func prepareToEnqueue(on queue: ProcedureQueue, producedBy producer: Procedure? = nil) -> Bool {
         let action = storage.withLock { storage -> ProcedureStateMachine.EnqueueAction in
             let action = storage.machine.willEnqueue()
-            if action == .proceed { storage.queue = queue }
+            if action == .proceed {
+                storage.queue = queue
+                storage.producer = producer
+            }
             return action
         }
         switch action {
@@ -545,7 +551,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// nothing) otherwise, and the queue then uses ``didEnqueue()``.
     final func enqueueIfReadyAtOnce() -> Bool {
         storage.withLock { storage in
-            guard storage.dependencies.isEmpty else { return false }
+            guard storage.dependencies.isEmpty, storage.conditions.isEmpty else { return false }
             storage.machine.didEnqueue()
             storage.readiness = .ready
             return true
@@ -586,32 +592,148 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         }
     }
 
-    /// Returns `true` when this made the procedure ready.
+    /// Returns `true` when this made the procedure ready (or started evaluating its conditions).
     @discardableResult
     private final func dependenciesDidFinish(count: Int) -> Bool {
-        let queue = storage.withLock { storage -> ProcedureQueue? in
+        enum Next { case none, ready(ProcedureQueue), evaluate(ProcedureQueue) }
+        let next = storage.withLock { storage -> Next in
             storage.unfinishedDependencies -= count
             guard storage.readiness == .waiting,
-                storage.unfinishedDependencies == 0 || storage.machine.isCancelled
-            else { return nil }
-            storage.readiness = .ready
-            return storage.queue
+                storage.unfinishedDependencies == 0 || storage.machine.isCancelled,
+                let queue = storage.queue
+            else { return .none }
+            if storage.machine.isCancelled || storage.conditions.isEmpty {
+                storage.readiness = .ready
+                return .ready(queue)
+            }
+            storage.readiness = .evaluatingConditions
+            return .evaluate(queue)
         }
-        guard let queue else { return false }
-        queue.procedureIsReady(self)
+        switch next {
+        case .none: return false
+        case .ready(let queue): queue.procedureIsReady(self)
+        case .evaluate(let queue): queue.scheduleConditionEvaluation(self)
+        }
         return true
     }
 
+    /// Makes a procedure that is waiting (for dependencies, its conditions or its locks) ready at once, because
+    /// it was cancelled: an evaluation under way is abandoned and a lock request withdrawn.
     final func becomeReadyIfWaiting() {
-        let queue = storage.withLock { storage -> ProcedureQueue? in
-            guard storage.readiness == .waiting, storage.unfinishedDependencies >= 0 else { return nil }
+        enum Cleanup { case none, evaluation(ConditionEvaluator?), locks }
+        let (queue, cleanup) = storage.withLock { storage -> (ProcedureQueue?, Cleanup) in
             // While the enqueue is still registering dependencies its token keeps the count above zero;
             // `dependenciesDidFinish` sees the cancellation when the token is released.
-            guard storage.machine.state == .pending else { return nil }
+            guard storage.machine.state == .pending else { return (nil, .none) }
+            let cleanup: Cleanup
+            switch storage.readiness {
+            case .waiting:
+                cleanup = .none
+            case .evaluatingConditions:
+                cleanup = .evaluation(storage.evaluation)
+                storage.evaluation = nil
+            case .awaitingLocks:
+                cleanup = .locks
+            case .notEnqueued, .ready:
+                return (nil, .none)
+            }
+            storage.readiness = .ready
+            return (storage.queue, cleanup)
+        }
+        switch cleanup {
+        case .none: break
+        case .evaluation(let evaluation): evaluation?.cancel()
+        case .locks: releaseExclusivity()
+        }
+        queue?.procedureIsReady(self)
+    }
+
+    // MARK: - Conditions and exclusivity (called by ProcedureQueue)
+
+    /// Evaluates the conditions, on the queue's dispatch queue, once dependencies have finished and the queue is
+    /// not suspended.
+    final func evaluateConditions() {
+        let conditions = storage.withLock { $0.readiness == .evaluatingConditions ? $0.conditions : nil }
+        guard let conditions else { return }
+        let evaluator = ConditionEvaluator(conditions: conditions, mode: .all)
+        let started = storage.withLock { storage -> Bool in
+            guard storage.readiness == .evaluatingConditions else { return false }
+            storage.evaluation = evaluator
+            return true
+        }
+        guard started else { return }
+        evaluator.evaluate(for: self) { [self] result in
+            conditionsDidComplete(result, categories: evaluator.mutuallyExclusiveCategories)
+        }
+    }
+
+    private final func conditionsDidComplete(_ result: ConditionResult, categories: Set<String>) {
+        let current = storage.withLock { storage -> Bool in
+            guard storage.readiness == .evaluatingConditions else { return false }
+            storage.evaluation = nil
+            return true
+        }
+        guard current else { return }  // abandoned: the procedure was cancelled meanwhile
+        switch result {
+        case .failure(let error):
+            cancel(withErrors: [error], becomeReady: false)
+            becomeReady(from: .evaluatingConditions)
+        case .success(false):
+            cancel(withErrors: [], becomeReady: false)
+            becomeReady(from: .evaluatingConditions)
+        case .success(true):
+            if categories.isEmpty {
+                becomeReady(from: .evaluatingConditions)
+            } else {
+                requestExclusivity(categories)
+            }
+        }
+    }
+
+    private final func requestExclusivity(_ categories: Set<String>) {
+        let ancestors = storage.withLock { storage -> Set<ObjectIdentifier>? in
+            guard storage.readiness == .evaluatingConditions else { return nil }
+            storage.readiness = .awaitingLocks
+            storage.requestedExclusivity = true
+            var ancestors = Set<ObjectIdentifier>()
+            var producer = storage.producer
+            while let current = producer, ancestors.count < 256 {
+                ancestors.insert(ObjectIdentifier(current))
+                producer = current.storage.withLock { $0.producer }
+            }
+            return ancestors
+        }
+        guard let ancestors else { return }
+        let blocked = ExclusivityManager.shared.request(
+            categories, for: ObjectIdentifier(self), ancestors: ancestors
+        ) { [self] in
+            becomeReady(from: .awaitingLocks)
+        }
+        if let blocked {
+            storage.withLock { $0.requestedExclusivity = false }
+            let error = ProcedureKitError(context: .mutualExclusionDeadlock(categories: blocked))
+            log.warning("\(error)")
+            cancel(withErrors: [error], becomeReady: false)
+            becomeReady(from: .awaitingLocks)
+        }
+    }
+
+    private final func becomeReady(from phase: Readiness) {
+        let queue = storage.withLock { storage -> ProcedureQueue? in
+            guard storage.readiness == phase else { return nil }
             storage.readiness = .ready
             return storage.queue
         }
         queue?.procedureIsReady(self)
+    }
+
+    /// Releases (or withdraws) the procedure's exclusivity request, exactly once.
+    private final func releaseExclusivity() {
+        let requested = storage.withLock { storage -> Bool in
+            defer { storage.requestedExclusivity = false }
+            return storage.requestedExclusivity
+        }
+        if requested { ExclusivityManager.shared.release(ObjectIdentifier(self)) }
     }
 
     // MARK: - Observers

@@ -6,6 +6,10 @@ enum Readiness {
     case notEnqueued
     /// Enqueued, waiting for dependencies (or for the enqueue to complete).
     case waiting
+    /// Dependencies finished; conditions are being evaluated (or wait for the queue to be resumed).
+    case evaluatingConditions
+    /// Conditions passed; waiting for mutually exclusive categories.
+    case awaitingLocks
     /// Handed to the queue's ready list (or started).
     case ready
 }
@@ -17,6 +21,12 @@ struct ProcedureStorage {
     var observers: [AnyProcedureObserver] = []
     var dependencies: [Operation] = []
     var conditions: [Condition] = []
+    /// The evaluation under way, so that cancelling can abandon it.
+    var evaluation: ConditionEvaluator?
+    /// Whether the procedure asked the exclusivity manager for categories (and has not released them).
+    var requestedExclusivity = false
+    /// The procedure that produced this one (through `produce(operation:)`), held until this one finishes.
+    var producer: Procedure?
     /// Waiters registered on this procedure; notified once when it finishes, then dropped.
     var dependents: [any DependencyWaiter] = []
     var readiness = Readiness.notEnqueued

@@ -67,8 +67,14 @@ public final class ProcedureQueue: @unchecked Sendable {
     public var isSuspended: Bool {
         get { state.withLock { $0.isSuspended } }
         set {
-            state.withLock { $0.isSuspended = newValue }
+            let (deferred, target) = state.withLock { state -> ([Procedure], DispatchQueue) in
+                state.isSuspended = newValue
+                guard !newValue else { return ([], state.dispatchQueue) }
+                defer { state.deferredEvaluations = [] }
+                return (state.deferredEvaluations, state.dispatchQueue)
+            }
             if !newValue {
+                for procedure in deferred { target.async { procedure.evaluateConditions() } }
                 launchReadyWork()
                 checkForStallSoon()
             }
@@ -182,7 +188,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     private func add(procedure: Procedure, context: Procedure?) {
-        guard procedure.prepareToEnqueue(on: self) else { return }
+        guard procedure.prepareToEnqueue(on: self, producedBy: context) else { return }
         notify { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
         group.enter()
         let member = QueueMember.procedure(procedure)
@@ -238,6 +244,18 @@ public final class ProcedureQueue: @unchecked Sendable {
             return state.popLaunchable()
         }
         if let (next, target) = launch { WorkerLoop.launch(next, on: target) }
+    }
+
+    /// Evaluates `procedure`'s conditions on the dispatch queue, or later if the queue is suspended.
+    func scheduleConditionEvaluation(_ procedure: Procedure) {
+        let target = state.withLock { state -> DispatchQueue? in
+            if state.isSuspended {
+                state.deferredEvaluations.append(procedure)
+                return nil
+            }
+            return state.dispatchQueue
+        }
+        target?.async { procedure.evaluateConditions() }
     }
 
     /// Starts ready work while slots are free.

@@ -19,6 +19,8 @@ struct ProcedureQueueState {
     var name: String?
     weak var delegate: (any ProcedureQueueDelegate)?
     var stallCheckScheduled = false
+    /// Procedures whose conditions wait for the queue to be resumed.
+    var deferredEvaluations: [Procedure] = []
 
     /// Whether another ready operation may start now.
     var hasFreeSlot: Bool {
