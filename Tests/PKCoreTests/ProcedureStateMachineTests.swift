@@ -103,8 +103,8 @@ struct ProcedureStateMachineTests {
             machine = Self.machine(.executing)
             #expect(machine.finish(errors: []) == .beginFinishing)
         case .executingCancelledNoAutoFinish:
-            machine = Self.machine(.pendingCancelledNoAutoFinish)
-            #expect(machine.start() == .execute)
+            machine = Self.machine(.startedCancelledNoAutoFinish)
+            #expect(machine.willExecuteObserversDidFinish() == .execute)
         case .finishing:
             machine = Self.machine(.executingFinishAccepted)
             _ = machine.beginFinishing()
@@ -204,8 +204,8 @@ struct ProcedureStateMachineTests {
             #expect(action == .finish)
             #expect(machine.state == .started)
         case .pendingCancelledNoAutoFinish:
-            #expect(action == .execute)
-            #expect(machine.state == .executing)
+            #expect(action == .runWillExecute)
+            #expect(machine.state == .started)
             #expect(!machine.isFinishAccepted)
         case .started, .startedCancelled, .startedFinishAccepted, .startedCancelledFinishAccepted,
             .startedCancelledNoAutoFinish, .executing, .executingCancelled, .executingFinishAccepted,

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A token handed to "will" observers that holds the coming event open while anyone references it.
 ///
 /// While a reference to a `PendingEvent` exists, the event it stands for (execute, finish or adding an
@@ -52,3 +54,24 @@ public typealias PendingExecuteEvent = PendingEvent
 public typealias PendingFinishEvent = PendingEvent
 /// The token given to `procedure(_:willAdd:pendingAddOperation:)`.
 public typealias PendingAddOperationEvent = PendingEvent
+
+/// Decides who runs a "will" phase's continuation: the phase itself (inline) when every token reference was
+/// released during it, or the thread releasing the last reference afterwards.
+final class PhaseGate: Sendable {
+    private static let inPhase: UInt8 = 0
+    private static let ended: UInt8 = 1
+    private static let released: UInt8 = 2
+    private let state = Atomic<UInt8>(PhaseGate.inPhase)
+
+    /// Called as the last reference goes; `true` when the phase is still running and will continue inline.
+    func releasedDuringPhase() -> Bool {
+        state.compareExchange(expected: Self.inPhase, desired: Self.released, ordering: .acquiringAndReleasing)
+            .exchanged
+    }
+
+    /// Called when the phase has delivered the token; `true` when it was already released (continue inline).
+    func endPhase() -> Bool {
+        !state.compareExchange(expected: Self.inPhase, desired: Self.ended, ordering: .acquiringAndReleasing)
+            .exchanged
+    }
+}

@@ -280,21 +280,29 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     /// Runs `event`, then every queued event, until none are left or the context is blocked.
     private final func drain(startingWith event: ProcedureEvent) {
-        var next: ProcedureEvent? = event
-        while let event = next {
-            process(event)
-            next = storage.withLock { $0.loop.next() }
+        DrainingProcedures.withDraining(self) {
+            var next: ProcedureEvent? = event
+            while let event = next {
+                process(event)
+                next = storage.withLock { $0.loop.next() }
+            }
         }
     }
 
-    /// Blocks the event context until the returned token (and every copy) is released, then runs `continuation`.
-    private final func makePendingEvent(_ kind: PendingEvent.Kind, continuation: ProcedureEvent) -> PendingEvent {
-        storage.withLock { $0.loop.block() }
-        return PendingEvent(kind: kind, procedure: self) { [self] in
-            if let first = storage.withLock({ $0.loop.resume(with: continuation) }) {
-                drain(startingWith: first)
+    /// Runs a "will" phase: each observer gets the same pending-event token. If every reference is released
+    /// during the phase, `continuation` runs at once, inline; otherwise it is queued when the last reference
+    /// goes, behind whatever arrived meanwhile. Other events are not held up by an outstanding token.
+    private final func runWillPhase(
+        _ kind: PendingEvent.Kind, continuation: ProcedureEvent, deliver: (PendingEvent) -> Void
+    ) {
+        let gate = PhaseGate()
+        do {
+            let token = PendingEvent(kind: kind, procedure: self) { [self] in
+                if !gate.releasedDuringPhase() { submit(continuation) }
             }
+            deliver(token)
         }
+        if gate.endPhase() { process(continuation) }
     }
 
     private final func process(_ event: ProcedureEvent) {
@@ -332,13 +340,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             if observers.isEmpty {
                 processWillExecuteDone()
             } else {
-                let token = makePendingEvent(.execute, continuation: .willExecuteDone)
-                for observer in observers { observer.send(.willExecute(token), to: self) }
+                runWillPhase(.execute, continuation: .willExecuteDone) { token in
+                    for observer in observers { observer.send(.willExecute(token), to: self) }
+                }
             }
         case .finish:
             processBeginFinishing()
-        case .execute:
-            runExecuteOnQueue()
         case .ignore(let state):
             log.warning("start() called on \(procedureName) in state \(state); ignored")
         case .notEnqueued:
@@ -398,8 +405,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         if observers.isEmpty {
             processWillFinishDone()
         } else {
-            let token = makePendingEvent(.finish, continuation: .willFinishDone)
-            for observer in observers { observer.send(.willFinish(errors, token), to: self) }
+            runWillPhase(.finish, continuation: .willFinishDone) { token in
+                for observer in observers { observer.send(.willFinish(errors, token), to: self) }
+            }
         }
     }
 
@@ -769,8 +777,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         if observers.isEmpty {
             processAddProduced(operation, before: before)
         } else {
-            let token = makePendingEvent(.addOperation, continuation: .addProduced(operation, before))
-            for observer in observers { observer.send(.willAdd(operation, token), to: self) }
+            runWillPhase(.addOperation, continuation: .addProduced(operation, before)) { token in
+                for observer in observers { observer.send(.willAdd(operation, token), to: self) }
+            }
         }
     }
 
@@ -811,18 +820,30 @@ extension Procedure: DependencyWaiter {
 extension Procedure: ObserverSynchronizer {
     /// Runs `body` serialized with this procedure's events and waits for it.
     ///
-    /// Used to synchronize another procedure's observer with this one. Do not call it from inside this
-    /// procedure's own events.
+    /// `body` runs on the calling thread while this procedure's event context is held: no event of this
+    /// procedure runs meanwhile. Used to synchronize another procedure's observer with this one. Called from
+    /// inside this procedure's own events, `body` simply runs. It waits while the procedure's events are held by
+    /// an outstanding pending-event token.
     public func synchronize(_ body: () -> Void) {
-        withoutActuallyEscaping(body) { body in
-            nonisolated(unsafe) let body = body
-            let done = DispatchSemaphore(value: 0)
-            submit(
-                .run {
-                    body()
-                    done.signal()
-                })
-            done.wait()
+        if DrainingProcedures.isDraining(self) {
+            body()
+            return
         }
+        let acquired = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        // Queued behind the current events, this event holds the context while `body` runs on this thread.
+        let hold = ProcedureEvent.run {
+            acquired.signal()
+            released.wait()
+        }
+        if storage.withLock({ $0.loop.accept(hold) }) {
+            // Nobody was draining: this thread now holds the context itself.
+            DrainingProcedures.withDraining(self) { body() }
+            if let next = storage.withLock({ $0.loop.next() }) { drain(startingWith: next) }
+            return
+        }
+        acquired.wait()
+        DrainingProcedures.withDraining(self) { body() }
+        released.signal()
     }
 }

@@ -85,26 +85,6 @@ struct EventLoopState {
         isBlocked = true
     }
 
-    /// Unblocks with `event` first in line: a phase's continuation (adding a produced operation, executing,
-    /// finishing) comes before anything that arrived while the phase was held open. Returns the event the caller
-    /// must start draining with, or `nil` when the current drainer will get to it.
-    mutating func resume(with event: ProcedureEvent) -> ProcedureEvent? {
-        isBlocked = false
-        if isDraining {
-            enqueueFront(event)
-            return nil
-        }
-        isDraining = true
-        return event
-    }
-
-    private mutating func enqueueFront(_ event: ProcedureEvent) {
-        if let current = first {
-            rest.insert(current, at: restHead)
-        }
-        first = event
-    }
-
     /// Hands the drainer role to the calling thread: when nobody is draining, unblocks and returns the event the
     /// caller must start draining with (`event` comes after anything queued before it); otherwise returns `nil`
     /// and changes nothing, so the caller can try again once the current drainer has stopped.

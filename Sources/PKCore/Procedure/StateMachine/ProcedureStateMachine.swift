@@ -76,8 +76,6 @@ struct ProcedureStateMachine {
         case runWillExecute
         /// Skip execute: process the accepted (or automatic) finish now.
         case finish
-        /// Cancelled with automatic finishing disabled: run execute anyway.
-        case execute
         /// Started twice, or started after finishing; ignore, reporting the state.
         case ignore(State)
         /// Started by something other than a ``ProcedureQueue``.
@@ -91,14 +89,12 @@ struct ProcedureStateMachine {
         case .pending:
             state = .started
             if isFinishAccepted { return .finish }
-            if isCancelled {
-                if automaticFinishingDisabled {
-                    state = .executing
-                    return .execute
-                }
+            if isCancelled && !automaticFinishingDisabled {
                 isFinishAccepted = true
                 return .finish
             }
+            // With automatic finishing disabled a cancelled procedure still goes through WillExecute and
+            // executes; its code must finish it.
             return .runWillExecute
         case .started, .executing, .finishing, .finished:
             return .ignore(state)
