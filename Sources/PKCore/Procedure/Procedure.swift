@@ -313,8 +313,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .didCancel(let errors): processDidCancel(errors)
         case .beginFinishing: processBeginFinishing()
         case .willFinishDone: processWillFinishDone()
-        case .produce(let operation, let before): processProduce(operation, before: before)
-        case .addProduced(let operation, let before): processAddProduced(operation, before: before)
+        case .produce(let operation, let before, let queue): processProduce(operation, before: before, queue: queue)
+        case .addProduced(let operation, let before, let queue):
+            processAddProduced(operation, before: before, queue: queue)
         case .executeNow: runExecute()
         case .run(let body): body()
         }
@@ -703,6 +704,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             guard storage.readiness == .evaluatingConditions else { return nil }
             storage.readiness = .awaitingLocks
             storage.requestedExclusivity = true
+            storage.exclusiveCategories = categories
             var ancestors = Set<ObjectIdentifier>()
             var producer = storage.producer
             while let current = producer, ancestors.count < 256 {
@@ -715,7 +717,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         let blocked = ExclusivityManager.shared.request(
             categories, for: ObjectIdentifier(self), ancestors: ancestors
         ) { [self] in
-            becomeReady(from: .awaitingLocks)
+            locksGranted()
         }
         if let blocked {
             storage.withLock { $0.requestedExclusivity = false }
@@ -724,6 +726,44 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             cancel(withErrors: [error], becomeReady: false)
             becomeReady(from: .awaitingLocks)
         }
+    }
+
+    /// The locks were granted: the procedure is ready, unless its queue is suspended, in which case the locks go
+    /// back (nobody should wait on a procedure that cannot start) and are asked for again on resume.
+    private final func locksGranted() {
+        guard let queue = storage.withLock({ $0.readiness == .awaitingLocks ? $0.queue : nil }) else { return }
+        if queue.isSuspended {
+            releaseExclusivity()
+            queue.park(self, countAsWaiting: false)
+            return
+        }
+        becomeReady(from: .awaitingLocks)
+    }
+
+    /// Called by a queue being suspended for a ready procedure that holds locks but has not started: gives the
+    /// locks back and waits for ``requestExclusivityAgain()``. Returns `false` (changing nothing) when the
+    /// procedure holds no locks.
+    final func yieldLocksForSuspension() -> Bool {
+        let yielded = storage.withLock { storage -> Bool in
+            guard storage.readiness == .ready, storage.requestedExclusivity, storage.machine.state == .pending,
+                !storage.machine.isCancelled
+            else { return false }
+            storage.readiness = .awaitingLocks
+            return true
+        }
+        if yielded { releaseExclusivity() }
+        return yielded
+    }
+
+    /// Asks again for the categories given back while the queue was suspended.
+    final func requestExclusivityAgain() {
+        let categories = storage.withLock { storage -> Set<String>? in
+            guard storage.readiness == .awaitingLocks, !storage.requestedExclusivity else { return nil }
+            storage.readiness = .evaluatingConditions
+            return storage.exclusiveCategories
+        }
+        guard let categories else { return }
+        requestExclusivity(categories)
     }
 
     private final func becomeReady(from phase: Readiness) {
@@ -764,30 +804,28 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Adds `operation` to the queue this procedure is on, after the WillAdd observers.
     ///
     /// If `before` is given, that pending event (for example this procedure's pending finish) is held until the
-    /// operation has been added. Throws ``ProcedureKitError/Context/noQueue`` when the procedure is not on a
-    /// queue (not yet enqueued, or finished).
+    /// operation has been added. The operation is added even if the procedure finishes meanwhile. Throws
+    /// ``ProcedureKitError/Context/noQueue`` when the procedure is not on a queue when called (not yet enqueued,
+    /// or finished).
     public final func produce(operation: Operation, before: PendingEvent? = nil) throws {
-        let hasQueue = storage.withLock { $0.queue != nil }
-        guard hasQueue else { throw ProcedureKitError.noQueue() }
-        submit(.produce(operation, before))
+        guard let queue = storage.withLock({ $0.queue }) else { throw ProcedureKitError.noQueue() }
+        submit(.produce(operation, before, queue))
     }
 
-    private final func processProduce(_ operation: Operation, before: PendingEvent?) {
+    private final func processProduce(_ operation: Operation, before: PendingEvent?, queue: ProcedureQueue) {
         let observers = storage.withLock { $0.observers }
         if observers.isEmpty {
-            processAddProduced(operation, before: before)
+            processAddProduced(operation, before: before, queue: queue)
         } else {
-            runWillPhase(.addOperation, continuation: .addProduced(operation, before)) { token in
+            runWillPhase(.addOperation, continuation: .addProduced(operation, before, queue)) { token in
                 for observer in observers { observer.send(.willAdd(operation, token), to: self) }
             }
         }
     }
 
-    private final func processAddProduced(_ operation: Operation, before: PendingEvent?) {
-        guard let queue = storage.withLock({ $0.queue }) else {
-            log.warning("\(procedureName) could not add \(operation): it is no longer on a queue")
-            return
-        }
+    /// Adds the produced operation to the queue the procedure was on when `produce` was called, even if the
+    /// procedure has finished meanwhile.
+    private final func processAddProduced(_ operation: Operation, before: PendingEvent?, queue: ProcedureQueue) {
         queue.add(operation: operation, producedBy: self)
         withExtendedLifetime(before) {}
         let observers = storage.withLock { $0.observers }

@@ -14,10 +14,11 @@ enum ProcedureEvent {
     case beginFinishing
     /// The WillFinish phase is over.
     case willFinishDone
-    /// Produce an operation onto the procedure's queue, holding `before` until it is added.
-    case produce(Operation, PendingEvent?)
+    /// Produce an operation onto the procedure's queue (captured when `produce` was called), holding `before`
+    /// until it is added.
+    case produce(Operation, PendingEvent?, ProcedureQueue)
     /// The WillAdd phase of a produce is over: add the operation.
-    case addProduced(Operation, PendingEvent?)
+    case addProduced(Operation, PendingEvent?, ProcedureQueue)
     /// Run `execute()` now: the hop onto the queue's `underlyingQueue` has happened.
     case executeNow
     /// Run a block serialized with the procedure's events (used by `synchronize`).

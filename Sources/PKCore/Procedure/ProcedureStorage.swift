@@ -25,6 +25,8 @@ struct ProcedureStorage {
     var evaluation: ConditionEvaluator?
     /// Whether the procedure asked the exclusivity manager for categories (and has not released them).
     var requestedExclusivity = false
+    /// The categories it asked for, kept so the request can be made again after a suspension released it.
+    var exclusiveCategories: Set<String> = []
     /// The procedure that produced this one (through `produce(operation:)`), held until this one finishes.
     var producer: Procedure?
     /// Waiters registered on this procedure; notified once when it finishes, then dropped.

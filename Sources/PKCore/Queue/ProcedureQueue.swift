@@ -64,21 +64,69 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// While `true`, no new work starts; work already started continues.
+    ///
+    /// Suspending also gives back mutually exclusive locks granted to procedures that have not started, so that
+    /// procedures on other queues are not held up; they ask for them again when the queue is resumed. Condition
+    /// evaluation waits for the queue to be resumed.
     public var isSuspended: Bool {
         get { state.withLock { $0.isSuspended } }
         set {
-            let (deferred, target) = state.withLock { state -> ([Procedure], DispatchQueue) in
-                state.isSuspended = newValue
-                guard !newValue else { return ([], state.dispatchQueue) }
-                defer { state.deferredEvaluations = [] }
-                return (state.deferredEvaluations, state.dispatchQueue)
+            if newValue {
+                let holders = state.withLock { state -> [Procedure] in
+                    state.isSuspended = true
+                    return state.ready.removeAll { member in
+                        if case .procedure(let procedure) = member {
+                            return procedure.storage.withLock { $0.requestedExclusivity }
+                        }
+                        return false
+                    }.compactMap { member -> Procedure? in
+                        if case .procedure(let procedure) = member { return procedure }
+                        return nil
+                    }
+                }
+                var putBack: [Procedure] = []
+                for procedure in holders {
+                    if procedure.yieldLocksForSuspension() {
+                        park(procedure, countAsWaiting: true)
+                    } else {
+                        putBack.append(procedure)
+                    }
+                }
+                if !putBack.isEmpty {
+                    state.withLock { state in
+                        for procedure in putBack {
+                            state.ready.append(.procedure(procedure), priority: procedure.queuePriority)
+                        }
+                    }
+                }
+                return
             }
-            if !newValue {
-                for procedure in deferred { target.async { procedure.evaluateConditions() } }
-                launchReadyWork()
-                checkForStallSoon()
+            let (deferred, parked, target) = state.withLock { state -> ([Procedure], [Procedure], DispatchQueue) in
+                state.isSuspended = false
+                defer {
+                    state.deferredEvaluations = []
+                    state.parkedForLocks = []
+                }
+                return (state.deferredEvaluations, state.parkedForLocks, state.dispatchQueue)
             }
+            for procedure in deferred { target.async { procedure.evaluateConditions() } }
+            for procedure in parked { procedure.requestExclusivityAgain() }
+            launchReadyWork()
+            checkForStallSoon()
         }
+    }
+
+    /// Holds `procedure`, which has just given its locks back, until the queue is resumed; if it was resumed
+    /// meanwhile, the procedure asks for its locks again at once. A procedure taken off the ready list counts as
+    /// waiting again.
+    func park(_ procedure: Procedure, countAsWaiting: Bool) {
+        let parked = state.withLock { state -> Bool in
+            if countAsWaiting { state.waiting += 1 }
+            guard state.isSuspended else { return false }
+            state.parkedForLocks.append(procedure)
+            return true
+        }
+        if !parked { procedure.requestExclusivityAgain() }
     }
 
     /// The quality of service of the global dispatch queue work runs on (when ``underlyingQueue`` is `nil`).

@@ -21,6 +21,8 @@ struct ProcedureQueueState {
     var stallCheckScheduled = false
     /// Procedures whose conditions wait for the queue to be resumed.
     var deferredEvaluations: [Procedure] = []
+    /// Procedures that gave their locks back while the queue was suspended; they ask again on resume.
+    var parkedForLocks: [Procedure] = []
 
     /// Whether another ready operation may start now.
     var hasFreeSlot: Bool {

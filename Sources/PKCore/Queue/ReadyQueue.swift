@@ -60,6 +60,21 @@ struct ReadyQueue {
         count += 1
     }
 
+    /// Removes and returns, in order, the members for which `shouldRemove` is true.
+    mutating func removeAll(where shouldRemove: (QueueMember) -> Bool) -> [QueueMember] {
+        var removed: [QueueMember] = []
+        for index in 0..<lists.count {
+            var kept: [QueueMember] = []
+            for member in lists[index][heads[index]...] {
+                if shouldRemove(member) { removed.append(member) } else { kept.append(member) }
+            }
+            lists[index] = kept
+            heads[index] = 0
+        }
+        count -= removed.count
+        return removed
+    }
+
     mutating func popFirst() -> QueueMember? {
         guard count > 0 else { return nil }
         for index in 0..<5 where heads[index] < lists[index].count {

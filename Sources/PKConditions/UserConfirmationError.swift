@@ -1,0 +1,18 @@
+/// Why a ``UserConfirmationCondition`` failed.
+///
+/// It reaches the procedure as the underlying error of a ``ProcedureKitError`` whose context is
+/// ``ProcedureKitError/Context/conditionFailed(condition:)``.
+public enum UserConfirmationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The person declined.
+    case declined
+    /// Nobody could be asked; the string says why.
+    case unavailable(String)
+
+    /// A readable description.
+    public var description: String {
+        switch self {
+        case .declined: "The user declined"
+        case .unavailable(let reason): "User confirmation unavailable: \(reason)"
+        }
+    }
+}
