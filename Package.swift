@@ -24,7 +24,8 @@ let package = Package(
         .target(name: "PKTesting", dependencies: ["PKCore"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
-        .executableTarget(name: "PKBenchmarks", dependencies: ["PKCore"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
 
         // MARK: - Examples
         .executableTarget(

@@ -19,8 +19,23 @@ struct Workload {
     let title: String
     let operations: Int
     let contenders: [(name: String, run: () -> Void)]
+    /// Operations per contender where it differs from ``operations`` (contenders run at other sizes).
+    var operationsByContender: [String: Int] = [:]
     /// Checks the target given each contender's median seconds; returns a description and whether it is met.
     let target: (_ medians: [String: Double]) -> (text: String, met: Bool)
+
+    init(
+        id: String, title: String, operations: Int, contenders: [(name: String, run: () -> Void)],
+        operationsByContender: [String: Int] = [:],
+        target: @escaping (_ medians: [String: Double]) -> (text: String, met: Bool)
+    ) {
+        self.id = id
+        self.title = title
+        self.operations = operations
+        self.contenders = contenders
+        self.operationsByContender = operationsByContender
+        self.target = target
+    }
 }
 
 /// Seconds taken by `body`.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PKConditions
 import PKCore
 
 /// Sizes for one benchmark run.
@@ -11,13 +12,15 @@ struct Sizes {
     let fanIn: Int
     let pendingForMemory: Int
     let awaited: Int
+    let groupChildren: Int
+    let exclusive: Int
 
     static let full = Sizes(
         independent: 100_000, chainShort: 10_000, chainLong: 100_000, foundationChains: [2_000, 8_000],
-        fanIn: 100_000, pendingForMemory: 1_000_000, awaited: 100_000)
+        fanIn: 100_000, pendingForMemory: 1_000_000, awaited: 100_000, groupChildren: 10_000, exclusive: 10_000)
     static let quick = Sizes(
         independent: 10_000, chainShort: 2_000, chainLong: 20_000, foundationChains: [1_000, 2_000],
-        fanIn: 10_000, pendingForMemory: 100_000, awaited: 10_000)
+        fanIn: 10_000, pendingForMemory: 100_000, awaited: 10_000, groupChildren: 2_000, exclusive: 2_000)
 }
 
 // MARK: - Contenders
@@ -172,4 +175,32 @@ func bytesPerBareOperation(_ count: Int) -> Double {
     let after = heapBytesInUse() ?? 0
     withExtendedLifetime(operations) {}
     return Double(after - before) / Double(count)
+}
+
+func groupProcedure(children count: Int) {
+    let queue = ProcedureQueue()
+    let group = GroupProcedure(operations: (0..<count).map { _ in BlockProcedure {} })
+    queue.add(procedure: group)
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+func procedureQueueWithConditions(_ count: Int) {
+    let queue = ProcedureQueue()
+    for _ in 0..<count {
+        let procedure = BlockProcedure {}
+        procedure.add(condition: BlockCondition { true })
+        queue.add(procedure: procedure)
+    }
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+/// Procedures sharing one mutually exclusive category, added to one queue.
+func procedureQueueExclusive(_ count: Int) {
+    let queue = ProcedureQueue()
+    for _ in 0..<count {
+        let procedure = BlockProcedure {}
+        procedure.add(condition: MutuallyExclusive<BlockProcedure>(category: "benchmark"))
+        queue.add(procedure: procedure)
+    }
+    queue.waitUntilAllOperationsAreFinished()
 }

@@ -5,6 +5,31 @@ import PKCore
 
 Log.enabled = false
 
+// A memory probe runs in a fresh process of its own (see `measureInFreshProcess`), so earlier allocations do not
+// blur the figure.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe", let count = Int(CommandLine.arguments[3]) {
+    let bytes = CommandLine.arguments[2] == "procedure" ? bytesPerPendingProcedure(count) : bytesPerBareOperation(count)
+    print(bytes)
+    exit(0)
+}
+
+/// Runs this executable as a memory probe and returns the bytes per object it reports.
+func measureInFreshProcess(_ kind: String, count: Int) -> Double {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["--memory-probe", kind, String(count)]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do {
+        try process.run()
+    } catch {
+        return .nan
+    }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
+}
+
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 let json = arguments.contains("--json")
@@ -28,11 +53,12 @@ var rows: [Row] = []
     for result in results { medians[result.contender] = result.median }
     let (text, met) = workload.target(medians)
     for (index, result) in results.enumerated() {
+        let operations = workload.operationsByContender[result.contender] ?? workload.operations
         rows.append(
             Row(
                 workload: "\(workload.id) \(workload.title)", contender: result.contender,
-                operations: workload.operations, medianSeconds: result.median,
-                microsecondsPerOperation: result.median * 1e6 / Double(workload.operations),
+                operations: operations, medianSeconds: result.median,
+                microsecondsPerOperation: result.median * 1e6 / Double(operations),
                 target: index == 0 ? text : "", met: index == 0 ? met : nil))
     }
 }
@@ -42,6 +68,15 @@ func ratio(_ medians: [String: Double], _ ours: String, _ theirs: String) -> Dou
 }
 
 let n = sizes.independent
+
+// W9 first, while the heap is fresh: memory is measured as growth of the resident set.
+let perOperation = measureInFreshProcess("operation", count: sizes.pendingForMemory)
+let perProcedure = measureInFreshProcess("procedure", count: sizes.pendingForMemory)
+rows.append(
+    Row(
+        workload: "W9 memory, \(sizes.pendingForMemory) pending", contender: "bytes/BlockProcedure",
+        operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: perProcedure,
+        target: String(format: "≤1024 B (bare Operation: %.0f B)", perOperation), met: perProcedure <= 1024))
 
 // W1
 let w1 = Workload(
@@ -86,6 +121,9 @@ let w3 = Workload(
         ("ProcedureQueue \(sizes.chainShort)", { procedureQueueChain(sizes.chainShort) }),
         ("ProcedureQueue \(sizes.chainLong)", { procedureQueueChain(sizes.chainLong) }),
     ] + sizes.foundationChains.map { count in ("OperationQueue \(count)", { operationQueueChain(count) }) },
+    operationsByContender: Dictionary(
+        uniqueKeysWithValues: [("ProcedureQueue \(sizes.chainShort)", sizes.chainShort)]
+            + sizes.foundationChains.map { ("OperationQueue \($0)", $0) }),
     target: { m in
         let short = m["ProcedureQueue \(sizes.chainShort)"] ?? .nan
         let long = m["ProcedureQueue \(sizes.chainLong)"] ?? .nan
@@ -136,25 +174,46 @@ let w10 = Workload(
     })
 report(w10, run(w10, repetitions: repetitions))
 
-// W9
-let perProcedure = bytesPerPendingProcedure(sizes.pendingForMemory)
-let perOperation = bytesPerBareOperation(sizes.pendingForMemory / 10)
-rows.append(
-    Row(
-        workload: "W9 memory, \(sizes.pendingForMemory) pending", contender: "bytes/BlockProcedure",
-        operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: perProcedure,
-        target: String(format: "≤1024 B (bare Operation: %.0f B)", perOperation), met: perProcedure <= 1024))
+// W5
+let w5 = Workload(
+    id: "W5", title: "GroupProcedure with \(sizes.groupChildren) children", operations: sizes.groupChildren,
+    contenders: [("ProcedureQueue", { groupProcedure(children: sizes.groupChildren) })],
+    target: { m in
+        let perChild = (m["ProcedureQueue"] ?? .nan) / Double(sizes.groupChildren)
+        let growth = perChild / (w1Median / Double(n))
+        return (String(format: "≤3×W1 per child (%.2f)", growth), growth <= 3)
+    })
+report(w5, run(w5, repetitions: repetitions))
 
-// Not yet measurable: these need GroupProcedure (issue 4) and conditions (issue 3).
-for (id, title) in [
-    ("W5", "GroupProcedure, 10,000 children"), ("W7", "W1 with one BlockCondition each"),
-    ("W8", "10,000 sharing one MutuallyExclusive category"),
-] {
-    rows.append(
-        Row(
-            workload: "\(id) \(title)", contender: "not yet available", operations: 0, medianSeconds: .nan,
-            microsecondsPerOperation: .nan, target: "lands with conditions/groups", met: nil))
-}
+// W7
+let w7 = Workload(
+    id: "W7", title: "\(n) independent, one BlockCondition each", operations: n,
+    contenders: [("ProcedureQueue", { procedureQueueWithConditions(n) })],
+    target: { m in
+        let growth = (m["ProcedureQueue"] ?? .nan) / w1Median
+        return (String(format: "≤2×W1 (%.2f)", growth), growth <= 2)
+    })
+report(w7, run(w7, repetitions: repetitions))
+
+// W8 (linear: the same per-procedure cost at two sizes)
+let exclusiveSmall = max(sizes.exclusive / 10, 100)
+let w8 = Workload(
+    id: "W8", title: "sharing one MutuallyExclusive category", operations: sizes.exclusive,
+    contenders: [
+        ("ProcedureQueue \(exclusiveSmall)", { procedureQueueExclusive(exclusiveSmall) }),
+        ("ProcedureQueue \(sizes.exclusive)", { procedureQueueExclusive(sizes.exclusive) }),
+    ],
+    operationsByContender: ["ProcedureQueue \(exclusiveSmall)": exclusiveSmall],
+    target: { m in
+        let small = (m["ProcedureQueue \(exclusiveSmall)"] ?? .nan) / Double(exclusiveSmall)
+        let large = (m["ProcedureQueue \(sizes.exclusive)"] ?? .nan) / Double(sizes.exclusive)
+        let perProcedure = large * 1e6
+        return (
+            String(format: "linear (per-op ratio %.2f ≤ 1.2); %.2f µs each ≤ 5", large / small, perProcedure),
+            large / small <= 1.2 && perProcedure <= 5
+        )
+    })
+report(w8, run(w8, repetitions: repetitions))
 
 // A million-long chain must run and deallocate without crashing (full runs only).
 if !quick {
