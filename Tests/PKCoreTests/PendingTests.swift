@@ -33,7 +33,7 @@ struct PendingTests {
     }
 
     @Test func finishWithSuccessSetsTheOutputAndFinishesCleanly() {
-        let procedure = ResultProcedure(result: .success("done"))
+        let procedure = FixedResultProcedure(result: .success("done"))
         let queue = ProcedureQueue()
         queue.add(procedure: procedure)
         waitForAll(procedure)
@@ -42,7 +42,7 @@ struct PendingTests {
 
     @Test func finishWithFailureSetsTheOutputAndFinishesWithTheError() {
         let error = TestError()
-        let procedure = ResultProcedure(result: .failure(error))
+        let procedure = FixedResultProcedure(result: .failure(error))
         let queue = ProcedureQueue()
         queue.add(procedure: procedure)
         waitForAll(procedure)
@@ -56,7 +56,7 @@ struct PendingTests {
     }
 
     @Test func outputCheckReportsAPendingOutput() {
-        let procedure = ResultProcedure(result: .success("never set"))
+        let procedure = FixedResultProcedure(result: .success("never set"))
         let failures = ProcedureCheck.output(procedure, "never set")
         #expect(failures.contains { $0.contains("pending") })
         #expect(failures.contains { $0.contains("did not finish") })
@@ -64,7 +64,7 @@ struct PendingTests {
 }
 
 /// Finishes with a fixed result through `finish(withResult:)`.
-final class ResultProcedure: Procedure, OutputProcedure, @unchecked Sendable {
+final class FixedResultProcedure: Procedure, OutputProcedure, @unchecked Sendable {
     // @unchecked Sendable: `result` is immutable; `output` is only written in execute and read after finishing,
     // ordered by the procedure's Mutex-guarded state transitions.
     nonisolated(unsafe) var output: Pending<ProcedureResult<String>> = .pending

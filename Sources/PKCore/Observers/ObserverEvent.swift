@@ -18,29 +18,35 @@ struct AnyProcedureObserver: Sendable {
     private let deliver: @Sendable (ObserverEvent, Procedure) -> Void
 
     init<O: ProcedureObserver>(_ observer: O) {
-        let synchronizer = observer.eventQueue
-        deliver = { event, procedure in
-            // The procedure's type was checked in `addObserver`, so the cast cannot fail.
-            let typed = unsafeDowncast(procedure, to: O.Procedure.self)
-            let call = {
-                switch event {
-                case .didAttach: observer.didAttach(to: typed)
-                case .willExecute(let pending): observer.will(execute: typed, pendingExecute: pending)
-                case .didExecute: observer.did(execute: typed)
-                case .didCancel(let errors): observer.did(cancel: typed, withErrors: errors)
-                case .willAdd(let operation, let pending):
-                    observer.procedure(typed, willAdd: operation, pendingAddOperation: pending)
-                case .didAdd(let operation): observer.procedure(typed, didAdd: operation)
-                case .willFinish(let errors, let pending):
-                    observer.will(finish: typed, withErrors: errors, pendingFinish: pending)
-                case .didFinish(let errors): observer.did(finish: typed, withErrors: errors)
+        if let synchronizer = observer.eventQueue {
+            deliver = { event, procedure in
+                // The procedure's type was checked in `addObserver`, so the cast cannot fail.
+                let typed = unsafeDowncast(procedure, to: O.Procedure.self)
+                if (synchronizer as? Procedure) === procedure {
+                    Self.dispatch(event, to: observer, typed)
+                } else {
+                    synchronizer.synchronize { Self.dispatch(event, to: observer, typed) }
                 }
             }
-            if let synchronizer, (synchronizer as? Procedure) !== procedure {
-                synchronizer.synchronize(call)
-            } else {
-                call()
+        } else {
+            deliver = { event, procedure in
+                Self.dispatch(event, to: observer, unsafeDowncast(procedure, to: O.Procedure.self))
             }
+        }
+    }
+
+    private static func dispatch<O: ProcedureObserver>(_ event: ObserverEvent, to observer: O, _ procedure: O.Procedure) {
+        switch event {
+        case .didAttach: observer.didAttach(to: procedure)
+        case .willExecute(let pending): observer.will(execute: procedure, pendingExecute: pending)
+        case .didExecute: observer.did(execute: procedure)
+        case .didCancel(let errors): observer.did(cancel: procedure, withErrors: errors)
+        case .willAdd(let operation, let pending):
+            observer.procedure(procedure, willAdd: operation, pendingAddOperation: pending)
+        case .didAdd(let operation): observer.procedure(procedure, didAdd: operation)
+        case .willFinish(let errors, let pending):
+            observer.will(finish: procedure, withErrors: errors, pendingFinish: pending)
+        case .didFinish(let errors): observer.did(finish: procedure, withErrors: errors)
         }
     }
 

@@ -21,7 +21,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, PendingExecuteEvent) -> Void
     ) {
-        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, willExecute: block))
+        addObserver(SingleEventObserver<Self>(block: .willExecute(block), eventQueue: synchronizer))
     }
 
     /// Adds an observer whose `block` runs after `execute()` returns.
@@ -29,7 +29,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self) -> Void
     ) {
-        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, didExecute: block))
+        addObserver(SingleEventObserver<Self>(block: .didExecute(block), eventQueue: synchronizer))
     }
 
     /// Adds an observer whose `block` runs after the procedure is cancelled, with the cancel errors.
@@ -37,7 +37,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error]) -> Void
     ) {
-        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, didCancel: block))
+        addObserver(SingleEventObserver<Self>(block: .didCancel(block), eventQueue: synchronizer))
     }
 
     /// Adds an observer whose `block` runs before the procedure adds an operation to its queue.
@@ -45,7 +45,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, Operation) -> Void
     ) {
-        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, willAdd: block))
+        addObserver(SingleEventObserver<Self>(block: .willAdd(block), eventQueue: synchronizer))
     }
 
     /// Adds an observer whose `block` runs after the procedure added an operation to its queue.
@@ -53,7 +53,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, Operation) -> Void
     ) {
-        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, didAdd: block))
+        addObserver(SingleEventObserver<Self>(block: .didAdd(block), eventQueue: synchronizer))
     }
 
     /// Adds an observer whose `block` runs before the procedure finishes, with its errors and the token.
@@ -61,7 +61,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error], PendingFinishEvent) -> Void
     ) {
-        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, willFinish: block))
+        addObserver(SingleEventObserver<Self>(block: .willFinish(block), eventQueue: synchronizer))
     }
 
     /// Adds an observer whose `block` runs after the procedure finished, with its errors.
@@ -69,6 +69,6 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error]) -> Void
     ) {
-        addObserver(BlockObserver<Self>(synchronizedWith: synchronizer, didFinish: block))
+        addObserver(SingleEventObserver<Self>(block: .didFinish(block), eventQueue: synchronizer))
     }
 }

@@ -1,0 +1,14 @@
+/// A procedure that combines the elements of its input array into one value, starting from an initial value.
+///
+/// Behaves as a ``TransformProcedure``: a pending input finishes it with
+/// ``ProcedureKitError/requirementNotSatisfied()``; a throwing closure finishes it with the thrown error.
+public final class ReduceProcedure<Element: Sendable, U: Sendable>: TransformProcedure<[Element], U>,
+    @unchecked Sendable
+{
+    // @unchecked Sendable: no state of its own; the superclass guards its state.
+
+    /// Creates a procedure that outputs `input.reduce(initial, nextPartialResult)`.
+    public init(initial: U, nextPartialResult: @escaping @Sendable (U, Element) throws -> U) {
+        super.init { elements in try elements.reduce(initial, nextPartialResult) }
+    }
+}
