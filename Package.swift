@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PKTesting", targets: ["PKTesting"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
         .executable(name: "ImagePipeline", targets: ["ImagePipeline"]),
+        .executable(name: "WeatherReport", targets: ["WeatherReport"]),
     ],
     targets: [
         // MARK: - Libraries
@@ -33,6 +34,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "ImagePipeline", dependencies: ["PKCore"], path: "Examples/ImagePipeline",
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "WeatherReport", dependencies: ["PKCore"], path: "Examples/WeatherReport",
             swiftSettings: swiftSettings),
 
         // MARK: - Tests

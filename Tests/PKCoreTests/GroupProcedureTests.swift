@@ -239,4 +239,51 @@ struct GroupProcedureTests {
         }
         await PKExpectReleased(leaks)
     }
+
+    @Test func aCancelledChildDoesNotCancelTheGroup() {
+        let cancelled = TestProcedure(name: "Cancelled")
+        cancelled.cancel()
+        let sibling = TestProcedure(name: "Sibling")
+        let group = GroupProcedure(operations: [cancelled, sibling])
+        queue.add(procedure: group)
+        waitForAll(group)
+        #expect(!group.isCancelled)
+        #expect(sibling.didExecute)
+        #expect(!cancelled.didExecute)
+        PKExpectProcedureFinished(group)
+    }
+
+    @Test func nestedGroupsPassChildErrorsUpAndFinishInsideOut() {
+        let error = TestError()
+        let leaf = TestProcedure(name: "Leaf", error: error)
+        let inner = GroupProcedure(operations: [leaf, TestProcedure()])
+        let outer = GroupProcedure(operations: [inner, TestProcedure()])
+        let innerFinishedFirst = PKMutex<Bool?>(nil)
+        outer.addWillFinishBlockObserver { _, _, _ in innerFinishedFirst.withLock { $0 = inner.isFinished } }
+        queue.add(procedure: outer)
+        waitForAll(outer)
+        #expect(innerFinishedFirst.withLock { $0 } == true)
+        #expect(inner.errors.count == 1)
+        #expect(outer.errors.count == 1)
+        #expect(outer.error as? TestError == error)
+    }
+
+    @Test func cancellingTheOuterGroupReachesGrandchildren() {
+        let gate = DispatchSemaphore(value: 0)
+        let grandchild = BlockProcedure { gate.wait() }
+        let waiting = TestProcedure(name: "Waiting")
+        waiting.addDependency(grandchild)
+        let inner = GroupProcedure(operations: [grandchild, waiting])
+        let outer = GroupProcedure(operations: [inner])
+        grandchild.addWillExecuteBlockObserver { _, _ in
+            outer.cancel()
+            gate.signal()
+        }
+        queue.add(procedure: outer)
+        waitForAll(outer)
+        #expect(inner.isCancelled)
+        #expect(waiting.isCancelled)
+        #expect(!waiting.didExecute)
+        #expect(outer.isCancelled)
+    }
 }

@@ -241,7 +241,13 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             return action
         }
         guard case .didCancel(let wasPending) = action else { return false }
-        procedureWasCancelled(withErrors: errors)
+        if drainNow {
+            // This thread now holds the event context (its DidCancel work runs below), so the synchronous hook
+            // counts as running inside it: a child finishing inline may `synchronize` with this procedure.
+            DrainingProcedures.withDraining(self) { procedureWasCancelled(withErrors: errors) }
+        } else {
+            procedureWasCancelled(withErrors: errors)
+        }
         if wasPending && becomeReady { becomeReadyIfWaiting() }
         if drainNow { drain(startingWith: .didCancel(errors)) }
         return true

@@ -1,0 +1,97 @@
+import Foundation
+
+/// What a ``RetryProcedure`` knows about an attempt that failed, handed to its retry handler.
+public struct RetryFailureInfo<T: Procedure>: Sendable {
+    /// The attempt that failed.
+    public let operation: T
+    /// The errors it is finishing with (after the retry's ``GroupProcedure/transformChildErrorBlock``).
+    public let errors: [any Error]
+    /// The number of attempts made so far, this one included.
+    public let count: Int
+
+    /// The first error.
+    public var error: (any Error)? { errors.first }
+}
+
+/// A repeat that runs attempts until one succeeds: it stops at the first attempt that finishes without errors,
+/// and otherwise takes the next attempt, waiting between them, until ``RepeatProcedure/max`` attempts have been
+/// made, the iterator runs out or the retry handler says stop.
+///
+/// ```swift
+/// let fetch = RetryProcedure(max: 3, wait: .exponential(power: 2, period: 0.5, maximum: 10)) {
+///     FetchProcedure(url: url)
+/// }
+/// queue.add(procedure: fetch)
+/// ```
+///
+/// Errors: a retry that ends with a successful attempt finishes without errors, whatever earlier attempts did.
+/// When no further attempt is made after a failure, the retry finishes with that last attempt's errors only.
+/// Errors of attempts that are retried, and of the waits between them, are not collected.
+///
+/// Threads: the iterator, the configure blocks and the retry handler run in the retry's event context,
+/// serialized with its other events, while the failed attempt is finishing.
+///
+/// Cancellation: cancelling the retry cancels the running attempt and any pending wait, and makes no further
+/// attempt; it finishes, cancelled, once they have finished.
+open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable {
+    // @unchecked Sendable: `retry` is immutable and Sendable; the superclasses guard their own state.
+
+    /// Decides, after a failed attempt, whether to retry: returns the payload to run next (the one offered, or an
+    /// adjusted one, for example with another delay), or `nil` to stop. Runs in the retry's event context.
+    public typealias Handler = @Sendable (RetryFailureInfo<T>, RepeatProcedurePayload<T>) -> RepeatProcedurePayload<T>?
+
+    private let retry: Handler
+
+    /// Creates a retry taking its attempts and waits from `iterator`, with `retry` deciding after each failure.
+    ///
+    /// The first payload is taken now; its delay is not used.
+    public init(
+        max: Int? = nil, clock: any ProcedureClock = SystemClock(),
+        iterator: some IteratorProtocol<RepeatProcedurePayload<T>>, retry: @escaping Handler = { $1 }
+    ) {
+        self.retry = retry
+        super.init(max: max, clock: clock, iterator: iterator)
+        name = "Retry<\(T.self)>"
+    }
+
+    /// Creates a retry of the attempts of `iterator`, waiting between them as `wait` says.
+    public convenience init(
+        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock(),
+        iterator: some IteratorProtocol<T>, retry: @escaping Handler = { $1 }
+    ) {
+        self.init(
+            max: max, clock: clock,
+            iterator: PayloadIterator(operations: iterator, delays: wait.makeDelayIterator()), retry: retry)
+    }
+
+    /// Creates a retry making at most `max` attempts, each returned by `body` (`nil` stops), waiting between
+    /// them as `wait` says; `shouldRetry`, if given, may stop it after a failure.
+    public convenience init(
+        max: Int, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock(),
+        shouldRetry: (@Sendable (RetryFailureInfo<T>) -> Bool)? = nil, body: @escaping @Sendable () -> T?
+    ) {
+        self.init(max: max, wait: wait, clock: clock, iterator: ClosureIterator(body: body)) { info, payload in
+            shouldRetry?(info) ?? true ? payload : nil
+        }
+    }
+
+    /// ProcedureKit's spelling: at most `max` attempts, each returned by `body`, waiting 0.2 s between them
+    /// unless `wait` says otherwise. See ``init(max:wait:clock:shouldRetry:body:)``.
+    public convenience init(
+        upto max: Int, wait: WaitStrategy = .constant(0.2), clock: any ProcedureClock = SystemClock(),
+        shouldRetry: (@Sendable (RetryFailureInfo<T>) -> Bool)? = nil, body: @escaping @Sendable () -> T?
+    ) {
+        self.init(max: max, wait: wait, clock: clock, shouldRetry: shouldRetry, body: body)
+    }
+
+    override func attemptWillFinish(_ attempt: T, withErrors errors: [any Error]) -> [any Error] {
+        guard !errors.isEmpty else { return [] }  // success: no further attempt
+        let info = RetryFailureInfo(operation: attempt, errors: errors, count: count)
+        let retrying = addNextOperation { [retry] payload in retry(info, payload) }
+        return retrying ? [] : errors
+    }
+
+    override func otherChildWillFinish(_ child: Procedure, withErrors errors: [any Error]) -> [any Error] {
+        []
+    }
+}
