@@ -2,7 +2,7 @@
 // step. Run it with `swift run WeatherReport`.
 //
 //   fetch (RetryProcedure: up to 4 attempts, the first two fail)
-//     -> summarize (TransformProcedure, its input injected from the successful attempt)
+//     -> summarize (TransformProcedure, its input injected from the retry: the successful attempt's output)
 //     -> format (TransformProcedure, input injected from summarize)
 //   all three are children of one GroupProcedure; the output is read with `try await queue.run(_:)`.
 import Foundation
@@ -51,11 +51,9 @@ let summarize = TransformProcedure<Readings, Summary> { readings in
         city: readings.city, low: values.min() ?? .nan, high: values.max() ?? .nan,
         mean: values.reduce(0, +) / Double(values.count))
 }
-summarize.inject(dependency: fetch) { summarize, fetch in
-    // The retry's last attempt holds the result; a failure here cancels `summarize` with what is thrown.
-    guard let result = fetch.current?.output.value else { throw ProcedureKitError.requirementNotSatisfied() }
-    summarize.input = .ready(try result.get())
-}
+// A retry of output procedures is an output procedure too: its output is the successful attempt's. Had every
+// attempt failed, `summarize` would be cancelled with a `ProcedureKitError` saying the dependency failed.
+summarize.injectResult(from: fetch)
 
 // Format the summary; `injectResult(from:)` passes the output straight through.
 let format = TransformProcedure<Summary, String> { summary in
