@@ -106,7 +106,7 @@ public final class ManualClock: ProcedureClock {
         advance(to: now.addingTimeInterval(Swift.max(0, seconds)))
     }
 
-    /// Moves time forward by `seconds`. See ``advance(by:)-(Duration)``.
+    /// Moves time forward by `seconds`. See the `Duration` overload.
     public func advance(by seconds: TimeInterval) {
         advance(to: now.addingTimeInterval(Swift.max(0, seconds)))
     }

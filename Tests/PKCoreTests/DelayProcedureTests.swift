@@ -182,4 +182,17 @@ struct DelayProcedureTests {
         await PKExpectReleased(leaks)
         #expect(runs.load(ordering: .relaxed) == 0)
     }
+
+    @Test func aGroupCancelledWhileItsDelayChildWaitsFinishesPromptly() {
+        // The delay finishes inline, on the thread cancelling the group, while the group cancels its children.
+        let delay = DelayProcedure(by: 100, clock: clock)
+        let group = GroupProcedure(operations: [delay])
+        queue.add(procedure: group)
+        #expect(clock.waitForScheduledActions(count: 1))
+        group.cancel()
+        waitForAll(group)
+        PKExpectProcedureCancelled(group)
+        PKExpectProcedureCancelled(delay, withErrors: true)
+        #expect(clock.scheduledActionCount == 0)
+    }
 }

@@ -163,6 +163,10 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     }
 
     func childWillFinish(_ child: Procedure, withErrors errors: [any Error]) {
+        // A plain group does nothing for a child that finishes cleanly: skip the serialization (it is the
+        // expensive part when many children finish at once). Subclasses may override the hook, so they always
+        // get the call.
+        if errors.isEmpty && type(of: self) == GroupProcedure.self { return }
         var errors = errors
         if let transform = transformChildErrorBlock { transform(child, &errors) }
         let transformed = errors
