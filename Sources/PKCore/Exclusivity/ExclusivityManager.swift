@@ -9,8 +9,13 @@ final class ExclusivityManager: Sendable {
     /// The one manager.
     static let shared = ExclusivityManager()
 
-    private let state = PKMutex(ExclusivityState<ObjectIdentifier>())
-    private let callbacks = PKMutex([ObjectIdentifier: @Sendable () -> Void]())
+    private struct Registry {
+        var exclusivity = ExclusivityState<ObjectIdentifier>()
+        /// Grant callbacks of requests not granted yet.
+        var callbacks: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    }
+
+    private let registry = PKMutex(Registry())
 
     /// Requests `categories` for `owner`; `onGrant` runs once when they are all granted (perhaps before this
     /// returns). Returns the categories that would deadlock instead, if any, in which case nothing is queued.
@@ -18,17 +23,18 @@ final class ExclusivityManager: Sendable {
         _ categories: Set<String>, for owner: ObjectIdentifier, ancestors: Set<ObjectIdentifier>,
         onGrant: @escaping @Sendable () -> Void
     ) -> [String]? {
-        callbacks.withLock { $0[owner] = onGrant }
-        let outcome = state.withLock { $0.request(categories, for: owner, ancestors: ancestors) }
+        let outcome = registry.withLock { registry -> ExclusivityState<ObjectIdentifier>.RequestOutcome in
+            let outcome = registry.exclusivity.request(categories, for: owner, ancestors: ancestors)
+            if case .queued(granted: false) = outcome { registry.callbacks[owner] = onGrant }
+            return outcome
+        }
         switch outcome {
         case .queued(let granted):
-            if granted { runGrant(for: owner) }
+            if granted { onGrant() }
             return nil
         case .duplicate:
-            _ = callbacks.withLock { $0.removeValue(forKey: owner) }
             return nil
         case .deadlock(let blocked):
-            _ = callbacks.withLock { $0.removeValue(forKey: owner) }
             return blocked
         }
     }
@@ -36,18 +42,15 @@ final class ExclusivityManager: Sendable {
     /// Releases `owner`'s categories if granted, or withdraws its request if not; then grants whoever is next.
     /// Idempotent.
     func release(_ owner: ObjectIdentifier) {
-        _ = callbacks.withLock { $0.removeValue(forKey: owner) }
-        let granted = state.withLock { $0.remove(owner) }
-        for next in granted { runGrant(for: next) }
+        let callbacks = registry.withLock { registry -> [@Sendable () -> Void] in
+            registry.callbacks[owner] = nil
+            return registry.exclusivity.remove(owner).compactMap { registry.callbacks.removeValue(forKey: $0) }
+        }
+        for callback in callbacks { callback() }
     }
 
     /// The owner holding `category`, for tests and diagnostics.
     func holder(of category: String) -> ObjectIdentifier? {
-        state.withLock { $0.holder(of: category) }
-    }
-
-    private func runGrant(for owner: ObjectIdentifier) {
-        let callback = callbacks.withLock { $0.removeValue(forKey: owner) }
-        callback?()
+        registry.withLock { $0.exclusivity.holder(of: category) }
     }
 }

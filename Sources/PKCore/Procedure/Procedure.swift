@@ -440,7 +440,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         procedureDidFinish(withErrors: errors)
         releaseExclusivity()
         for observer in observers { observer.send(.didFinish(errors), to: self) }
-        let waiters = storage.withLock { storage -> [CheckedContinuation<Void, Never>] in
+        let waiters = storage.withLock { storage -> [UnsafeContinuation<Void, Never>] in
             storage.observers = []
             let waiters = storage.finishWaiters ?? []
             storage.finishWaiters = nil
@@ -844,7 +844,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     ///
     /// Cancelling the waiting Task does not cancel the procedure; use `ProcedureQueue.run(_:)` for that.
     public final func waitUntilFinished() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let done = storage.withLock { storage -> Bool in
                 guard storage.finishWaiters != nil else { return true }
                 storage.finishWaiters!.append(continuation)

@@ -39,7 +39,7 @@ struct ProcedureStorage {
     var name: String?
     var logSettings: ProcedureLogSettings?
     /// Async waiters; `nil` once the procedure has completely finished (after DidFinish observers).
-    var finishWaiters: [CheckedContinuation<Void, Never>]? = []
+    var finishWaiters: [UnsafeContinuation<Void, Never>]? = []
 
     init(automaticFinishingDisabled: Bool) {
         machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)
