@@ -80,8 +80,10 @@ func dispatchIndependent(_ count: Int) {
     group.wait()
 }
 
+/// A chain built on a suspended queue, then released: every link waits on the previous one.
 func procedureQueueChain(_ count: Int) {
     let queue = ProcedureQueue()
+    queue.isSuspended = true
     var previous: Procedure?
     for _ in 0..<count {
         let procedure = BlockProcedure {}
@@ -90,11 +92,14 @@ func procedureQueueChain(_ count: Int) {
         previous = procedure
     }
     previous = nil
+    queue.isSuspended = false
     queue.waitUntilAllOperationsAreFinished()
 }
 
+/// The same chain on Foundation's queue.
 func operationQueueChain(_ count: Int) {
     let queue = OperationQueue()
+    queue.isSuspended = true
     var previous: Operation?
     for _ in 0..<count {
         let operation = BlockOperation {}
@@ -103,6 +108,7 @@ func operationQueueChain(_ count: Int) {
         previous = operation
     }
     previous = nil
+    queue.isSuspended = false
     queue.waitUntilAllOperationsAreFinished()
 }
 
