@@ -7,7 +7,9 @@ Log.enabled = false
 
 // A memory probe runs in a fresh process of its own (see `measureInFreshProcess`), so earlier allocations do not
 // blur the figure.
-if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe", let count = Int(CommandLine.arguments[3]) {
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe",
+    let count = Int(CommandLine.arguments[3])
+{
     let bytes = CommandLine.arguments[2] == "procedure" ? bytesPerPendingProcedure(count) : bytesPerBareOperation(count)
     print(bytes)
     exit(0)

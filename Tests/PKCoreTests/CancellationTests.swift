@@ -74,7 +74,8 @@ struct CancellationTests {
         queue.add(procedure: procedure)
         waitUntilEmpty(queue)
         #expect(recorder.kinds(for: procedure) == [.didAttach, .willExecute, .didCancel, .willFinish, .didFinish])
-        #expect(trail.entries == ["procedureDidCancel(isFinished: false)", "procedureWillFinish", "procedureDidFinish"])
+        #expect(
+            trail.entries == ["procedureDidCancel(isFinished: false)", "procedureWillFinish", "procedureDidFinish"])
     }
 
     @Test func cancelFromAnotherThreadWhileWillExecuteTokenIsHeldSkipsExecute() {

@@ -8,7 +8,8 @@ struct ProcedureKitErrorTests {
     @Test func equalityComparesContextsOnly() {
         #expect(ProcedureKitError.noQueue() == ProcedureKitError.noQueue())
         #expect(
-            ProcedureKitError.conditionFailed("C", with: [TestError()]) == ProcedureKitError.conditionFailed("C", with: []))
+            ProcedureKitError.conditionFailed("C", with: [TestError()])
+                == ProcedureKitError.conditionFailed("C", with: []))
         #expect(ProcedureKitError.noQueue() != ProcedureKitError.taskCancelled())
         #expect(ProcedureKitError.dependencyCycle(["A", "B"]) != ProcedureKitError.dependencyCycle(["A"]))
         #expect(ProcedureKitError.programmingError(reason: "x") != ProcedureKitError.programmingError(reason: "y"))

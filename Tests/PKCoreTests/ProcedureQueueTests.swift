@@ -228,10 +228,11 @@ struct ProcedureQueueTests {
         let releaseAttach = DispatchSemaphore(value: 0)
         // Another thread attaches an observer whose didAttach blocks: that thread is now draining the events.
         DispatchQueue.global().async {
-            procedure.addObserver(BlockObserver<HookProcedure>(didAttach: { _ in
-                attaching.signal()
-                releaseAttach.wait()
-            }))
+            procedure.addObserver(
+                BlockObserver<HookProcedure>(didAttach: { _ in
+                    attaching.signal()
+                    releaseAttach.wait()
+                }))
         }
         waitFor(attaching, "didAttach")
         let queue = ProcedureQueue(underlyingQueue: underlying)
@@ -319,8 +320,9 @@ struct ProcedureQueueTests {
         let procedure = TestProcedure(name: "Observed")
         queue.add(procedure: procedure)
         waitUntilEmpty(queue)
-        #expect(kept.callbacks(for: "Observed") == ["willAdd", "didAdd", "willFinish", "didFinish"]
-            || kept.callbacks(for: "Observed").count == 4)
+        #expect(
+            kept.callbacks(for: "Observed") == ["willAdd", "didAdd", "willFinish", "didFinish"]
+                || kept.callbacks(for: "Observed").count == 4)
         #expect(removed.callbacks.isEmpty)
         #expect(disposed.callbacks.isEmpty)
     }
@@ -334,7 +336,8 @@ struct ProcedureQueueTests {
             guard let error = procedure.error as? ProcedureKitError,
                 case .dependencyCycle(let cycle) = error.context
             else {
-                Issue.record("\(procedure.procedureName) error is \(String(describing: procedure.error))",
+                Issue.record(
+                    "\(procedure.procedureName) error is \(String(describing: procedure.error))",
                     sourceLocation: sourceLocation)
                 continue
             }

@@ -42,7 +42,9 @@ private struct StreamObserver: ProcedureObserver {
     func will(execute procedure: Procedure, pendingExecute: PendingExecuteEvent) { continuation.yield(.willExecute) }
     func did(execute procedure: Procedure) { continuation.yield(.didExecute) }
     func did(cancel procedure: Procedure, withErrors errors: [any Error]) { continuation.yield(.didCancel(errors)) }
-    func procedure(_ procedure: Procedure, willAdd newOperation: Operation) { continuation.yield(.willAdd(newOperation)) }
+    func procedure(_ procedure: Procedure, willAdd newOperation: Operation) {
+        continuation.yield(.willAdd(newOperation))
+    }
     func procedure(_ procedure: Procedure, didAdd newOperation: Operation) { continuation.yield(.didAdd(newOperation)) }
     func will(finish procedure: Procedure, withErrors errors: [any Error], pendingFinish: PendingFinishEvent) {
         continuation.yield(.willFinish(errors))

@@ -21,6 +21,7 @@ open class Condition: Hashable, CustomStringConvertible, @unchecked Sendable {
 
     /// What a condition requires of its own dependencies before it is evaluated.
     public struct DependencyRequirements: OptionSet, Sendable, Hashable {
+        /// The bits of the set.
         public let rawValue: Int
         /// Creates requirements from a raw value.
         public init(rawValue: Int) { self.rawValue = rawValue }

@@ -47,7 +47,8 @@ public final class ConditionEvaluator: @unchecked Sendable {
         var seen = Set<ObjectIdentifier>()
         self.conditions = conditions.filter { seen.insert(ObjectIdentifier($0)).inserted }
         self.mode = mode
-        state = PKMutex(State(results: Array(repeating: nil, count: self.conditions.count), remaining: self.conditions.count))
+        state = PKMutex(
+            State(results: Array(repeating: nil, count: self.conditions.count), remaining: self.conditions.count))
     }
 
     /// The union of the conditions' mutually exclusive categories.
@@ -138,7 +139,10 @@ public final class ConditionEvaluator: @unchecked Sendable {
     private func record(_ result: ConditionResult, at index: Int, of condition: Condition) {
         condition.output = .ready(result)
         let wrapped = Self.wrap(result, of: condition)
-        enum Next { case wait, decide(ConditionResult) }
+        enum Next {
+            case wait
+            case decide(ConditionResult)
+        }
         let next = state.withLock { state -> Next in
             guard !state.isDone else { return .wait }
             state.results[index] = wrapped

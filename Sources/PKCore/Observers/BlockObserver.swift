@@ -5,6 +5,7 @@ import Foundation
 /// Each closure receives the procedure typed as `P`, so it need not capture it. Closures run under the same
 /// guarantees as any ``ProcedureObserver``: never concurrently with the procedure's other events.
 public struct BlockObserver<P: Procedure>: ProcedureObserver {
+    /// The type of procedure observed.
     public typealias Procedure = P
 
     /// Called when attached.

@@ -35,7 +35,8 @@ struct AnyProcedureObserver: Sendable {
         }
     }
 
-    private static func dispatch<O: ProcedureObserver>(_ event: ObserverEvent, to observer: O, _ procedure: O.Procedure) {
+    private static func dispatch<O: ProcedureObserver>(_ event: ObserverEvent, to observer: O, _ procedure: O.Procedure)
+    {
         switch event {
         case .didAttach: observer.didAttach(to: procedure)
         case .willExecute(let pending): observer.will(execute: procedure, pendingExecute: pending)

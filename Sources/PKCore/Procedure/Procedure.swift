@@ -201,7 +201,8 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .ignoreDuplicate(let state):
             // A cancelled procedure's DidCancel handler and its own work commonly race to finish: not a warning.
             let severity: LogSeverity = isCancelled ? .verbose : .warning
-            log.write(severity, { "finish() called again on \(self.procedureName) in state \(state); ignored" },
+            log.write(
+                severity, { "finish() called again on \(self.procedureName) in state \(state); ignored" },
                 file: #fileID, function: #function, line: #line)
         }
     }
@@ -263,7 +264,8 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     public final override func start() {
         let adopted = storage.withLock { $0.machine.adoptWithoutQueue() }
         if adopted {
-            log.warning("\(procedureName) was started without a ProcedureQueue; conditions and queue features do not apply")
+            log.warning(
+                "\(procedureName) was started without a ProcedureQueue; conditions and queue features do not apply")
             let dependencies = storage.withLock { $0.dependencies }
             if !dependencies.allSatisfy(\.isFinished) {
                 cancel(with: ProcedureKitError(context: .notStartedByProcedureQueue))
@@ -489,7 +491,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             log.warning("\(procedureName) cannot depend on itself; ignored")
             return
         }
-        enum Outcome { case stored, register, tooLate(ProcedureStateMachine.State) }
+        enum Outcome {
+            case stored, register
+            case tooLate(ProcedureStateMachine.State)
+        }
         let outcome = storage.withLock { storage -> Outcome in
             switch storage.machine.state {
             case .initialized, .willEnqueue:
@@ -610,7 +615,11 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Returns `true` when this made the procedure ready (or started evaluating its conditions).
     @discardableResult
     private final func dependenciesDidFinish(count: Int) -> Bool {
-        enum Next { case none, ready(ProcedureQueue), evaluate(ProcedureQueue) }
+        enum Next {
+            case none
+            case ready(ProcedureQueue)
+            case evaluate(ProcedureQueue)
+        }
         let next = storage.withLock { storage -> Next in
             storage.unfinishedDependencies -= count
             guard storage.readiness == .waiting,
@@ -635,7 +644,11 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Makes a procedure that is waiting (for dependencies, its conditions or its locks) ready at once, because
     /// it was cancelled: an evaluation under way is abandoned and a lock request withdrawn.
     final func becomeReadyIfWaiting() {
-        enum Cleanup { case none, evaluation(ConditionEvaluator?), locks }
+        enum Cleanup {
+            case none
+            case evaluation(ConditionEvaluator?)
+            case locks
+        }
         let (queue, cleanup) = storage.withLock { storage -> (ProcedureQueue?, Cleanup) in
             // While the enqueue is still registering dependencies its token keeps the count above zero;
             // `dependenciesDidFinish` sees the cancellation when the token is released.

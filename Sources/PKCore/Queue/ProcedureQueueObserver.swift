@@ -26,15 +26,19 @@ public protocol ProcedureQueueObserver: AnyObject, Sendable {
 
 extension ProcedureQueueObserver {
     /// Does nothing.
-    public func procedureQueue(_ queue: ProcedureQueue, willAddOperation operation: Operation, context: (any Sendable)?) {}
+    public func procedureQueue(_ queue: ProcedureQueue, willAddOperation operation: Operation, context: (any Sendable)?)
+    {}
     /// Does nothing.
-    public func procedureQueue(_ queue: ProcedureQueue, didAddOperation operation: Operation, context: (any Sendable)?) {}
+    public func procedureQueue(_ queue: ProcedureQueue, didAddOperation operation: Operation, context: (any Sendable)?)
+    {}
     /// Does nothing.
     public func procedureQueue(_ queue: ProcedureQueue, didFinishOperation operation: Operation) {}
     /// Does nothing.
-    public func procedureQueue(_ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?) {}
+    public func procedureQueue(_ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?)
+    {}
     /// Does nothing.
-    public func procedureQueue(_ queue: ProcedureQueue, didAddProcedure procedure: Procedure, context: (any Sendable)?) {}
+    public func procedureQueue(_ queue: ProcedureQueue, didAddProcedure procedure: Procedure, context: (any Sendable)?)
+    {}
     /// Does nothing.
     public func procedureQueue(
         _ queue: ProcedureQueue, willFinishProcedure procedure: Procedure, withErrors errors: [any Error]

@@ -1,5 +1,5 @@
-import PKCore
 import Foundation
+import PKCore
 import PKTesting
 import Synchronization
 
