@@ -1,6 +1,6 @@
 /// A condition satisfied when all of its conditions are: the AND of a list.
 ///
-/// The conditions are evaluated in a nested ``ConditionEvaluator`` in ``ConditionEvaluator/Mode/all`` mode, each
+/// The conditions are evaluated in a nested `ConditionEvaluator` in `ConditionEvaluator/Mode/all` mode, each
 /// with its own dependencies, produced dependencies and requirements. The first failure decides (the others are
 /// cancelled); otherwise the results combine as the procedure's own conditions do: satisfied and ignored together
 /// are satisfied, all ignored is ignored, and an empty list is ignored (the procedure does not execute, with no

@@ -7,8 +7,8 @@
 /// - Satisfied (`true`): the procedure may execute.
 /// - Ignored (`false`): the procedure does not execute; it finishes cancelled with no error.
 /// - Failed (the block throws `E`): the procedure does not execute; it finishes cancelled with a
-///   ``ProcedureKitError`` whose context is ``ProcedureKitError/Context/conditionFailed(condition:)`` naming this
-///   condition and whose ``ProcedureKitError/underlyingError`` is `E`.
+///   `ProcedureKitError` whose context is `ProcedureKitError/Context/conditionFailed(condition:)` naming this
+///   condition and whose `ProcedureKitError/underlyingError` is `E`.
 ///
 /// The block is called synchronously from ``evaluate(procedure:completion:)``, on the framework's evaluation
 /// thread, once per evaluation. It cannot be interrupted: cancelling the procedure while the block runs only

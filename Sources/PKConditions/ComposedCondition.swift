@@ -1,13 +1,13 @@
 /// A condition that wraps another one and reshapes its result: the base of ``NegatedCondition``,
 /// ``SilentCondition`` and ``IgnoredCondition``.
 ///
-/// The inner condition is evaluated in a nested ``ConditionEvaluator``, so its own dependencies, produced
-/// dependencies and ``Condition/dependencyRequirements`` are honoured, and its ``Condition/output`` is set to its
+/// The inner condition is evaluated in a nested `ConditionEvaluator`, so its own dependencies, produced
+/// dependencies and `Condition/dependencyRequirements` are honoured, and its `Condition/output` is set to its
 /// own result. The composed condition reports the inner condition's mutually exclusive categories (with any of
-/// its own), so wrapping never loses a lock. Its own ``Condition/output`` is the reshaped result.
+/// its own), so wrapping never loses a lock. Its own `Condition/output` is the reshaped result.
 ///
 /// Subclass it and override ``result(from:)`` to map the inner result. Inner failures reach ``result(from:)``
-/// already wrapped as ``ProcedureKitError/Context/conditionFailed(condition:)`` naming the inner condition (unless
+/// already wrapped as `ProcedureKitError/Context/conditionFailed(condition:)` naming the inner condition (unless
 /// they were condition errors already).
 ///
 /// Threads: ``evaluate(procedure:completion:)`` returns at once; the completion runs on whichever thread delivers

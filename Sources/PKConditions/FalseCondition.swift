@@ -1,8 +1,8 @@
-/// A condition that always fails, with ``ProcedureKitError/falseCondition()``.
+/// A condition that always fails, with `ProcedureKitError/falseCondition()`.
 ///
-/// The procedure it is attached to never executes: it finishes cancelled with a ``ProcedureKitError`` whose
-/// context is ``ProcedureKitError/Context/conditionFailed(condition:)`` naming this condition (`"FalseCondition"`
-/// by default) and whose underlying error has the context ``ProcedureKitError/Context/falseCondition``.
+/// The procedure it is attached to never executes: it finishes cancelled with a `ProcedureKitError` whose
+/// context is `ProcedureKitError/Context/conditionFailed(condition:)` naming this condition (`"FalseCondition"`
+/// by default) and whose underlying error has the context `ProcedureKitError/Context/falseCondition`.
 ///
 /// ``evaluate(procedure:completion:)`` completes synchronously on the calling evaluation thread; there is nothing
 /// to cancel.

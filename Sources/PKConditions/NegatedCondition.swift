@@ -1,6 +1,6 @@
 /// A condition satisfied exactly when the wrapped condition is not: it inverts the result.
 ///
-/// - Inner satisfied → fails with ``ProcedureKitError/conditionFailed(_:with:)`` naming this condition
+/// - Inner satisfied → fails with `ProcedureKitError/conditionFailed(_:with:)` naming this condition
 ///   (`"Not<inner>"`), so the procedure finishes cancelled with that error.
 /// - Inner ignored or failed → satisfied, so the procedure may execute.
 ///

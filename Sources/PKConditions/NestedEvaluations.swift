@@ -1,4 +1,4 @@
-/// The nested ``ConditionEvaluator``s a compound condition has running, so that they can be cancelled when the
+/// The nested `ConditionEvaluator`s a compound condition has running, so that they can be cancelled when the
 /// evaluation the compound is part of ends early.
 ///
 /// Each call to ``run(_:mode:for:completion:)`` starts one evaluator and keeps it until it delivers its result

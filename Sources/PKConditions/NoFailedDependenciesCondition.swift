@@ -3,17 +3,17 @@ import Foundation
 /// A condition that stops the procedure when one of its direct dependencies failed or was cancelled.
 ///
 /// A failed or cancelled dependency does not stop its dependents by itself; attach this condition when it should.
-/// It looks at the procedure's own ``Procedure/dependencies`` (not at dependencies of its conditions), once they
+/// It looks at the procedure's own `Procedure/dependencies` (not at dependencies of its conditions), once they
 /// have all finished:
 ///
-/// 1. If a dependency that is a ``Procedure`` finished with errors (including one cancelled with an error), it
-///    fails with ``ProcedureKitError/dependenciesFailed(_:)`` carrying those errors. This is checked first.
-/// 2. Otherwise, if a dependency was cancelled, it fails with ``ProcedureKitError/dependenciesCancelled()``, or,
+/// 1. If a dependency that is a `Procedure` finished with errors (including one cancelled with an error), it
+///    fails with `ProcedureKitError/dependenciesFailed(_:)` carrying those errors. This is checked first.
+/// 2. Otherwise, if a dependency was cancelled, it fails with `ProcedureKitError/dependenciesCancelled()`, or,
 ///    with `ignoreCancellations`, is ignored: the procedure still does not execute, but finishes cancelled with no
 ///    error.
 /// 3. Otherwise it is satisfied.
 ///
-/// A failure reaches the procedure wrapped as ``ProcedureKitError/Context/conditionFailed(condition:)`` naming
+/// A failure reaches the procedure wrapped as `ProcedureKitError/Context/conditionFailed(condition:)` naming
 /// `"NoFailedDependencies"`, with the error above as its underlying error.
 ///
 /// ``evaluate(procedure:completion:)`` completes synchronously on the calling evaluation thread; there is nothing

@@ -1,9 +1,9 @@
 /// A condition satisfied when any of its conditions is: the OR of a list.
 ///
-/// The conditions are evaluated in a nested ``ConditionEvaluator`` in ``ConditionEvaluator/Mode/any`` mode, each
+/// The conditions are evaluated in a nested `ConditionEvaluator` in `ConditionEvaluator/Mode/any` mode, each
 /// with its own dependencies, produced dependencies and requirements. The first satisfied condition decides (the
 /// others are cancelled). Otherwise the results combine in order: when every condition failed the result is one
-/// ``ProcedureKitError/Context/conditionsFailed`` error holding all their errors; a failure with ignored results
+/// `ProcedureKitError/Context/conditionsFailed` error holding all their errors; a failure with ignored results
 /// is that failure; all ignored, or an empty list, is ignored (the procedure does not execute, with no error).
 /// The categories are the union of the conditions' categories. Duplicate instances are kept once, in their first
 /// position. The name lists the conditions' names, such as `"Or<TrueCondition, FalseCondition>"`.

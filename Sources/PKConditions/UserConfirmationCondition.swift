@@ -5,7 +5,7 @@
 /// - ``ConfirmationAnswer/declined`` → fails with ``UserConfirmationError/declined``;
 /// - ``ConfirmationAnswer/unavailable(reason:)`` → fails with ``UserConfirmationError/unavailable(_:)``.
 ///
-/// A failure reaches the procedure wrapped as ``ProcedureKitError/Context/conditionFailed(condition:)`` naming
+/// A failure reaches the procedure wrapped as `ProcedureKitError/Context/conditionFailed(condition:)` naming
 /// this condition (`"UserConfirmationCondition"` unless renamed).
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 /// Why a ``UserConfirmationCondition`` failed.
 ///
-/// It reaches the procedure as the underlying error of a ``ProcedureKitError`` whose context is
-/// ``ProcedureKitError/Context/conditionFailed(condition:)``.
+/// It reaches the procedure as the underlying error of a `ProcedureKitError` whose context is
+/// `ProcedureKitError/Context/conditionFailed(condition:)`.
 public enum UserConfirmationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The person declined.
     case declined

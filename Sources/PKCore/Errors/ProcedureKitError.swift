@@ -31,7 +31,7 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case conditionDependenciesFailed(condition: String)
         /// A dependency of the named condition was cancelled (its requirements include `.noCancelled`).
         case conditionDependenciesCancelled(condition: String)
-        /// ``FalseCondition``-style conditions fail with this.
+        /// `FalseCondition`-style conditions (PKConditions) fail with this.
         case falseCondition
         /// A dependency of the procedure finished with errors (reported by `NoFailedDependenciesCondition`).
         case dependenciesFailed
@@ -138,7 +138,7 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         ProcedureKitError(context: .conditionFailed(condition: condition), errors: errors)
     }
 
-    /// The error ``FalseCondition``-style conditions fail with.
+    /// The error `FalseCondition`-style conditions (PKConditions) fail with.
     public static func falseCondition() -> ProcedureKitError { ProcedureKitError(context: .falseCondition) }
 
     /// A dependency of the procedure finished with errors.

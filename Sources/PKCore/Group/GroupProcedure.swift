@@ -9,7 +9,7 @@ import Foundation
 /// queue.add(procedure: group)
 /// ```
 ///
-/// Children are the operations given at init, those added with ``addChild(_:before:)`` / ``addChildren(_:before:)``
+/// Children are the operations given at init, those added with ``addChild(_:before:)`` / `addChildren(_:before:)`
 /// until the group starts finishing, and the operations children produce. They do not start before the group
 /// executes. A finished child is released at once; ``children`` lists the unfinished ones.
 ///

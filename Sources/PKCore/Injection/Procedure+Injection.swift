@@ -42,7 +42,7 @@ extension ProcedureProtocol where Self: Procedure {
         return self
     }
 
-    /// Like ``inject(dependency:block:)``, but hands `block` the dependency's successful output.
+    /// Like ``Procedure/inject(dependency:block:)``, but hands `block` the dependency's successful output.
     ///
     /// Besides `inject`'s rules, an output that is a failure cancels this procedure with
     /// ``ProcedureKitError/dependency(finishedWithErrors:)`` wrapping the failure, and an output still pending
@@ -146,7 +146,7 @@ extension InputProcedure {
     /// Forwards this procedure's ``InputProcedure/input`` to every procedure bound with ``bind(to:)``.
     ///
     /// The `injectResult` APIs call it after setting the input; call it yourself after setting the input from
-    /// your own injection code (for example inside ``inject(dependency:block:)``'s block). Setting `input`
+    /// your own injection code (for example inside ``Procedure/inject(dependency:block:)``'s block). Setting `input`
     /// directly does not forward it.
     public func didSetInputReady() {
         InputBindings.inputDidBecomeReady(in: self)
