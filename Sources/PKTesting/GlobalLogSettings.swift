@@ -1,10 +1,10 @@
 import Dispatch
 import PKCore
 
-/// Runs test code with chosen global ``Log`` settings, one such block at a time in the whole process, and puts
+/// Runs test code with chosen global `Log` settings, one such block at a time in the whole process, and puts
 /// the previous settings back afterwards.
 ///
-/// ``Log``'s settings are process-wide, and test frameworks run tests in parallel, so a test that turns logging
+/// `Log`'s settings are process-wide, and test frameworks run tests in parallel, so a test that turns logging
 /// off (or captures it) would otherwise disturb another test that checks log output. Every test that changes
 /// global log settings should do so through ``with(enabled:severity:writer:formatter:_:)``: the blocks exclude
 /// each other (later ones wait), and each restores what it found.

@@ -1,7 +1,7 @@
 import Foundation
 import PKCore
 
-/// A ``ProcedureClock`` for tests: its time moves only when the test calls ``advance(by:)`` (or
+/// A `ProcedureClock` for tests: its time moves only when the test calls `advance(by:)` (or
 /// ``advance(to:)``, ``advanceToNextAction()``), and the actions whose time has come run then, synchronously on
 /// the advancing thread.
 ///
@@ -16,7 +16,7 @@ import PKCore
 /// Inside an advance, due actions run one at a time in deadline order (actions with the same deadline in the
 /// order they were scheduled), and ``now`` reads each action's deadline while it runs. An action scheduled while
 /// advancing runs in the same advance if its deadline is within it. An action scheduled with a zero or negative
-/// delay is due at once but, like every action, runs only at the next advance (``advance(by:)`` with `.zero`
+/// delay is due at once but, like every action, runs only at the next advance (`advance(by:)` with `.zero`
 /// will do). A cancelled action is dropped at once and never runs.
 ///
 /// Thread-safe: schedule, cancel and read from any thread. Advancing from two threads at once is allowed; each

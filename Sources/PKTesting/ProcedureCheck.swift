@@ -9,6 +9,7 @@ public enum ProcedureCheck {
     /// Checks that `procedure` has finished, whether it has errors, and whether it was cancelled.
     ///
     /// - Parameters:
+    ///   - procedure: The procedure to check.
     ///   - withErrors: `true` to require at least one error, `false` to require none.
     ///   - cancelling: `true` to require that it was cancelled, `false` to require that it was not.
     public static func finished(

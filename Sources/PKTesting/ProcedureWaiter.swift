@@ -12,7 +12,7 @@ public enum ProcedureWaiter {
     ///
     /// Returns `true` when all of them finished in time. Do not call it from inside one of those procedures'
     /// events, and avoid it in Swift concurrency code waiting on work that itself needs the cooperative thread
-    /// pool (such as an ``AsyncProcedure``); use ``waitForFinish(_:timeout:)`` there.
+    /// pool (such as an `AsyncProcedure`); use `waitForFinish(_:timeout:)` there.
     public static func wait(for procedures: [Procedure], timeout: TimeInterval) -> Bool {
         let group = DispatchGroup()
         for procedure in procedures {

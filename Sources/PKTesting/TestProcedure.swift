@@ -28,7 +28,7 @@ open class TestProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked
 
     /// How long `execute()` waits before finishing; 0 finishes synchronously inside `execute()`.
     public let delay: TimeInterval
-    /// The error the procedure finishes with, or `nil` for success (``Procedure/error`` is the error it
+    /// The error the procedure finishes with, or `nil` for success (`Procedure.error` is the error it
     /// actually finished with).
     public let errorToFinishWith: (any Error)?
     /// An operation `execute()` produces onto the procedure's queue, or `nil`.
