@@ -184,21 +184,17 @@ struct GroupProcedureTests {
     }
 
     @Test func maxConcurrentOperationCountIsForwardedToTheChildren() {
-        let running = Atomic<Int>(0)
-        let peak = Atomic<Int>(0)
+        let tracker = ConcurrencyTracker()
+        // Each child finishes from another thread after a hop, so children would overlap without the limit.
         let children = (0..<20).map { _ in
-            BlockProcedure {
-                let now = running.add(1, ordering: .relaxed).newValue
-                _ = peak.max(now, ordering: .relaxed)
-                Thread.sleep(forTimeInterval: 0.001)
-                running.subtract(1, ordering: .relaxed)
-            }
+            TestProcedure(delay: 0.001).tracking(tracker)
         }
         let group = GroupProcedure(operations: children)
         group.maxConcurrentOperationCount = 1
         queue.add(procedure: group)
         waitForAll(group)
-        #expect(peak.load(ordering: .relaxed) == 1)
+        #expect(tracker.entered == 20)
+        #expect(tracker.maxConcurrent == 1)
     }
 
     @Test func childrenAddedAfterTheGroupFinishedAreRefused() {
@@ -285,5 +281,14 @@ struct GroupProcedureTests {
         #expect(waiting.isCancelled)
         #expect(!waiting.didExecute)
         #expect(outer.isCancelled)
+    }
+}
+
+extension TestProcedure {
+    /// Records the procedure in `tracker` from when it executes until it finishes.
+    fileprivate func tracking(_ tracker: ConcurrencyTracker) -> Self {
+        addWillExecuteBlockObserver { _, _ in tracker.enter() }
+        addWillFinishBlockObserver { _, _, _ in tracker.leave() }
+        return self
     }
 }

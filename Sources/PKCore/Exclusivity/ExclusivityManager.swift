@@ -49,8 +49,4 @@ final class ExclusivityManager: Sendable {
         for callback in callbacks { callback() }
     }
 
-    /// The owner holding `category`, for tests and diagnostics.
-    func holder(of category: String) -> ObjectIdentifier? {
-        registry.withLock { $0.exclusivity.holder(of: category) }
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PKConditions
+import PKTesting
 
 /// A procedure that records itself in a ``ConcurrencyTracker`` while it runs, holding for `hold` seconds (or
 /// not at all), and finishes after leaving the tracker.
