@@ -376,7 +376,8 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Runs `execute()` here, or, when the queue has an `underlyingQueue` and this thread is not on it (another
     /// thread was draining this procedure's events when the queue started it), hops there first.
     private final func runExecuteOnQueue() {
-        guard let target = storage.withLock({ $0.queue })?.underlyingQueueToHopTo() else {
+        let queueRef = storage.withLock { $0.queueRef }
+        guard let target = queueRef?._withUnsafeGuaranteedRef({ $0.underlyingQueueToHopTo() }) else {
             runExecute()
             return
         }
@@ -406,11 +407,11 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     }
 
     private final func processBeginFinishing() {
-        let (errors, observers, queue) = storage.withLock {
-            ($0.machine.beginFinishing(), $0.observers, $0.queue)
+        let (errors, observers, queueRef) = storage.withLock {
+            ($0.machine.beginFinishing(), $0.observers, $0.queueRef)
         }
         procedureWillFinish(withErrors: errors)
-        queue?.procedureWillFinish(self, withErrors: errors)
+        queueRef?._withUnsafeGuaranteedRef { $0.procedureWillFinish(self, withErrors: errors) }
         if observers.isEmpty {
             processWillFinishDone()
         } else {
@@ -421,17 +422,17 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     }
 
     private final func processWillFinishDone() {
-        let (errors, dependents, queue, observers, dependencies) = storage.withLock { storage in
+        let (errors, dependents, queueRef, observers, dependencies) = storage.withLock { storage in
             let errors = storage.machine.completeFinishing()
             let dependents = storage.dependents
             storage.dependents = []
-            let queue = storage.queue
-            storage.queue = nil
+            let queueRef = storage.queueRef
+            storage.queueRef = nil
             let dependencies = storage.dependencies
             storage.dependencies = []
             storage.conditions = []
             storage.producer = nil
-            return (errors, dependents, queue, storage.observers, dependencies)
+            return (errors, dependents, queueRef, storage.observers, dependencies)
         }
         WorkerLoop.procedureIsFinishing(self)
         // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
@@ -454,7 +455,11 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         } else {
             log.verbose("did finish with \(errors.count) error(s): \(errors)")
         }
-        queue?.procedureDidFinish(self, withErrors: errors)
+        // The queue stays alive until this procedure is settled on it; if that leaves it idle, it gives back its
+        // reference to itself, after the call has returned.
+        if let queueRef, queueRef._withUnsafeGuaranteedRef({ $0.procedureDidFinish(self, withErrors: errors) }) {
+            queueRef.release()
+        }
     }
 
     /// Drops a list of operations without recursing down long chains of unstarted procedures: a procedure that
@@ -550,7 +555,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         let action = storage.withLock { storage -> ProcedureStateMachine.EnqueueAction in
             let action = storage.machine.willEnqueue()
             if action == .proceed {
-                storage.queue = queue
+                storage.queueRef = Unmanaged.passUnretained(queue)
                 storage.producer = producer
             }
             return action

@@ -34,8 +34,12 @@ struct ProcedureStorage {
     var readiness = Readiness.notEnqueued
     /// Unfinished dependencies while `readiness == .waiting`, plus one while enqueueing is in progress.
     var unfinishedDependencies = 0
-    /// The queue, held strongly from enqueue until finished.
-    var queue: ProcedureQueue?
+    /// The queue, from enqueue until finished. Not retained: a queue keeps itself alive while it has outstanding
+    /// operations, and a procedure is outstanding on its queue for as long as this is set.
+    var queueRef: Unmanaged<ProcedureQueue>?
+
+    /// The queue, from enqueue until finished (a strong reference for the caller to keep).
+    var queue: ProcedureQueue? { queueRef?.takeUnretainedValue() }
     var name: String?
     var logSettings: ProcedureLogSettings?
     /// Async waiters; `nil` once the procedure has completely finished (after DidFinish observers).

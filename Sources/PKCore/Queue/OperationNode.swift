@@ -72,6 +72,6 @@ final class OperationNode: DependencyWaiter, @unchecked Sendable {
             state.isFinished = true
             return true
         }
-        if first { queue.operationDidFinish(self) }
+        if first, queue.operationDidFinish(self) { queue.releaseSelf() }
     }
 }

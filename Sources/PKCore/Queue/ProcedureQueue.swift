@@ -14,11 +14,15 @@ import Synchronization
 ///
 /// Thread-safe: every member may be used from any thread.
 public final class ProcedureQueue: @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is in `state`, guarded by its Mutex; `group` and `subject` are
+    // @unchecked Sendable: all mutable state is in `state`, guarded by its Mutex; `subject` and the atomics are
     // thread-safe themselves.
+    //
+    // Lifetime: while any operation is outstanding (added and not completely finished) the queue holds one
+    // reference to itself, taken when the count leaves zero and given back when it returns to zero. Procedures
+    // therefore refer to their queue without retaining it (`ProcedureStorage.queueRef`), which keeps a shared
+    // reference count out of the per-procedure path.
 
     private let state: PKMutex<ProcedureQueueState>
-    private let group = DispatchGroup()
     private let subject = Subject<any ProcedureQueueObserver>()
     /// Set once a delegate or an observer has been added; until then notifications cost one atomic load.
     private let hasListeners = Atomic<Bool>(false)
@@ -238,19 +242,18 @@ public final class ProcedureQueue: @unchecked Sendable {
     private func add(procedure: Procedure, context: Procedure?) {
         guard procedure.prepareToEnqueue(on: self, producedBy: context) else { return }
         notify { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
-        group.enter()
         let member = QueueMember.procedure(procedure)
         if procedure.enqueueIfReadyAtOnce() {
             // No dependencies: membership, readiness and launch in one critical section.
-            let launch = state.withLock { state in
-                state.insert(member)
+            let target = state.withLock { state -> DispatchQueue? in
+                if state.insert(member) { retainSelf() }
                 state.ready.append(member, priority: procedure.queuePriority)
-                return state.popLaunchable()
+                return state.needsLoop() ? state.dispatchQueue : nil
             }
-            if let (next, target) = launch { WorkerLoop.launch(next, on: target) }
+            if let target { WorkerLoop.spawn(for: self, on: target) }
         } else {
             state.withLock { state in
-                state.insert(member)
+                if state.insert(member) { retainSelf() }
                 state.waiting += 1
             }
             if procedure.didEnqueue() { checkForStallSoon() }
@@ -266,9 +269,8 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
         let node = OperationNode(operation: operation, queue: self)
         notify { $0.procedureQueue(self, willAddOperation: operation, context: context) }
-        group.enter()
         state.withLock { state in
-            state.insert(.operation(node))
+            if state.insert(.operation(node)) { retainSelf() }
             state.waiting += 1
         }
         node.enqueue()
@@ -286,12 +288,14 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     private func becameReady(_ member: QueueMember, priority: Operation.QueuePriority) {
-        let launch = state.withLock { state in
+        // A loop whose procedure is finishing on this thread takes its next work when the slot is freed.
+        let loopWillPick = WorkerLoop.willPick(for: self)
+        let target = state.withLock { state -> DispatchQueue? in
             state.waiting -= 1
             state.ready.append(member, priority: priority)
-            return state.popLaunchable()
+            return !loopWillPick && state.needsLoop() ? state.dispatchQueue : nil
         }
-        if let (next, target) = launch { WorkerLoop.launch(next, on: target) }
+        if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
     /// Evaluates `procedure`'s conditions on the dispatch queue, or later if the queue is suspended.
@@ -306,11 +310,30 @@ public final class ProcedureQueue: @unchecked Sendable {
         target?.async { procedure.evaluateConditions() }
     }
 
-    /// Starts ready work while slots are free.
+    /// Makes sure a worker loop will take ready work, if there is any and a slot is free.
     private func launchReadyWork() {
-        while let (member, target) = state.withLock({ $0.popLaunchable() }) {
-            WorkerLoop.launch(member, on: target)
+        let target = state.withLock { $0.needsLoop() ? $0.dispatchQueue : nil }
+        if let target { WorkerLoop.spawn(for: self, on: target) }
+    }
+
+    /// Called by a loop as it starts: takes the next ready operation (if a slot is free).
+    func loopDidStart() -> QueueMember? {
+        let (member, target) = state.withLock { state -> (QueueMember?, DispatchQueue?) in
+            state.pendingLoops -= 1
+            return (state.popLaunchable(), state.needsLoop() ? state.dispatchQueue : nil)
         }
+        if let target { WorkerLoop.spawn(for: self, on: target) }
+        return member
+    }
+
+    /// Called by a loop between operations: takes the next ready operation (if a slot is free). If more is
+    /// ready, another loop is dispatched in case this one's next operation blocks its thread.
+    func nextForLoop() -> QueueMember? {
+        let (member, target) = state.withLock { state -> (QueueMember?, DispatchQueue?) in
+            (state.popLaunchable(), state.needsLoop() ? state.dispatchQueue : nil)
+        }
+        if let target { WorkerLoop.spawn(for: self, on: target) }
+        return member
     }
 
     /// The queue's `underlyingQueue` when the calling thread is not running on it, so `execute()` must hop there.
@@ -326,29 +349,60 @@ public final class ProcedureQueue: @unchecked Sendable {
         notify { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
     }
 
-    func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
-        finished(.procedure(procedure))
+    /// Called by a procedure as the last step of finishing. Returns `true` when the caller must give back the
+    /// queue's reference to itself (``releaseSelf()``), after it has stopped using the queue.
+    func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) -> Bool {
+        guard hasListeners.load(ordering: .acquiring) else { return finished(.procedure(procedure), settle: true) }
+        _ = finished(.procedure(procedure), settle: false)
         notify { $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors) }
-        group.leave()
+        return settle()
     }
 
-    func operationDidFinish(_ node: OperationNode) {
-        finished(.operation(node))
+    /// Called by a plain operation's node once the operation finished; returns as ``procedureDidFinish(_:withErrors:)``.
+    func operationDidFinish(_ node: OperationNode) -> Bool {
+        guard hasListeners.load(ordering: .acquiring) else { return finished(.operation(node), settle: true) }
+        _ = finished(.operation(node), settle: false)
         notify { $0.procedureQueue(self, didFinishOperation: node.operation) }
-        group.leave()
+        return settle()
     }
 
-    /// Frees `member`'s slot and starts the next ready work.
-    private func finished(_ member: QueueMember) {
-        let (launch, stalled) = state.withLock { state in
+    /// Frees `member`'s slot; picks the next ready work for the loop finishing it on this thread, if any, and
+    /// makes sure a loop will take the rest. With `settle`, also completes the member's accounting (see
+    /// ``settle()``) in the same critical section.
+    private func finished(_ member: QueueMember, settle: Bool) -> Bool {
+        let loopWillPick = WorkerLoop.willPick(for: self)
+        let (next, target, stalled, idle) = state.withLock {
+            state -> (QueueMember?, DispatchQueue?, Bool, ProcedureQueueState.Idle?) in
             if state.remove(member), state.running > 0 { state.running -= 1 }
-            return (state.popLaunchable(), state.isStalled)
+            let next = loopWillPick ? state.popLaunchable() : nil
+            let idle = settle ? state.settle() : nil
+            return (next, state.needsLoop() ? state.dispatchQueue : nil, state.isStalled, idle)
         }
-        if let (next, target) = launch {
-            WorkerLoop.launch(next, on: target)
-            launchReadyWork()
-        }
+        if loopWillPick { WorkerLoop.handOff(next) }
+        if let target { WorkerLoop.spawn(for: self, on: target) }
         if stalled { checkForStallSoon() }
+        guard let idle else { return false }
+        for waiter in idle.waiters { waiter.resume() }
+        return true
+    }
+
+    /// Completes one member's accounting after its DidFinish notifications; when nothing is outstanding any more,
+    /// wakes the waiters and returns `true` (the caller then calls ``releaseSelf()``).
+    private func settle() -> Bool {
+        guard let idle = state.withLock({ $0.settle() }) else { return false }
+        for waiter in idle.waiters { waiter.resume() }
+        return true
+    }
+
+    /// Takes the queue's reference to itself; called under the state lock when the first operation is added.
+    private func retainSelf() {
+        _ = Unmanaged.passRetained(self)
+    }
+
+    /// Gives back the reference taken by the first add; called once nothing is outstanding, as the very last use
+    /// of the queue by the caller.
+    func releaseSelf() {
+        Unmanaged.passUnretained(self).release()
     }
 
     // MARK: - Cancelling and waiting
@@ -361,13 +415,24 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Blocks the calling thread until every operation on the queue has finished (including their DidFinish
     /// observers). Do not call it from work running on this queue.
     public func waitUntilAllOperationsAreFinished() {
-        group.wait()
+        let semaphore = state.withLock { state -> DispatchSemaphore? in
+            guard state.outstanding > 0 else { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
+            state.idleWaiters.append(.semaphore(semaphore))
+            return semaphore
+        }
+        semaphore?.wait()
     }
 
     /// Suspends until every operation on the queue has finished.
     public func allOperationsFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            group.notify(queue: .global()) { continuation.resume() }
+            let idle = state.withLock { state -> Bool in
+                guard state.outstanding > 0 else { return true }
+                state.idleWaiters.append(.continuation(continuation))
+                return false
+            }
+            if idle { continuation.resume() }
         }
     }
 

@@ -12,8 +12,40 @@ struct ProcedureQueueState {
     var waiting = 0
     var maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
     var isSuspended = false
-    var qualityOfService = QualityOfService.default
-    var underlyingQueue: DispatchQueue?
+    var qualityOfService = QualityOfService.default {
+        didSet { dispatchQueue = Self.target(underlyingQueue, qualityOfService) }
+    }
+    var underlyingQueue: DispatchQueue? {
+        didSet { dispatchQueue = Self.target(underlyingQueue, qualityOfService) }
+    }
+    /// Where loops run: ``underlyingQueue`` or the global queue at ``qualityOfService`` (kept, not looked up per
+    /// launch: on Linux every `DispatchQueue.global` call allocates a wrapper).
+    private(set) var dispatchQueue = DispatchQueue.global(qos: QualityOfService.default.dispatchQoS)
+    /// Worker loops dispatched and not yet started; each takes ready work when it starts (see ``WorkerLoop``).
+    var pendingLoops = 0
+    /// Operations added and not completely finished (their DidFinish notifications included). While it is above
+    /// zero the queue holds a reference to itself.
+    var outstanding = 0
+    /// Waiters for `outstanding` to reach zero.
+    var idleWaiters: [IdleWaiter] = []
+
+    /// Someone waiting for the queue to have nothing outstanding.
+    enum IdleWaiter {
+        case semaphore(DispatchSemaphore)
+        case continuation(CheckedContinuation<Void, Never>)
+
+        func resume() {
+            switch self {
+            case .semaphore(let semaphore): semaphore.signal()
+            case .continuation(let continuation): continuation.resume()
+            }
+        }
+    }
+
+    /// The queue just became idle: the waiters to wake.
+    struct Idle {
+        let waiters: [IdleWaiter]
+    }
     /// Marks ``underlyingQueue`` (through a dispatch-specific value) so work can tell whether it runs there.
     var underlyingToken: UnderlyingQueueToken?
     var name: String?
@@ -34,33 +66,53 @@ struct ProcedureQueueState {
         running == 0 && ready.isEmpty && waiting > 0 && !isSuspended
     }
 
-    mutating func insert(_ member: QueueMember) {
+    /// Adds `member` and counts it as outstanding; returns `true` when it is the only outstanding one (the queue
+    /// must then take its reference to itself).
+    mutating func insert(_ member: QueueMember) -> Bool {
         member.queueIndex = members.count
         members.append(member)
+        outstanding += 1
+        return outstanding == 1
     }
 
     /// Removes `member`; returns `false` when it was not a member.
     mutating func remove(_ member: QueueMember) -> Bool {
         let index = member.queueIndex
-        guard index >= 0, index < members.count, members[index].operation === member.operation else { return false }
+        guard index >= 0, index < members.count, members[index].identity == member.identity else { return false }
+        member.queueIndex = -1
         let last = members.removeLast()
         if index < members.count {
-            members[index] = last
             last.queueIndex = index
+            members[index] = consume last
         }
-        member.queueIndex = -1
         return true
     }
 
-    /// Takes the next ready member if a slot is free, counting it as running.
-    mutating func popLaunchable() -> (QueueMember, DispatchQueue)? {
-        guard hasFreeSlot, let member = ready.popFirst() else { return nil }
-        running += 1
-        return (member, dispatchQueue)
+    /// Counts one member as completely finished; returns the waiters to wake when nothing is outstanding any more.
+    mutating func settle() -> Idle? {
+        outstanding -= 1
+        guard outstanding == 0 else { return nil }
+        defer { idleWaiters = [] }
+        return Idle(waiters: idleWaiters)
     }
 
-    var dispatchQueue: DispatchQueue {
-        underlyingQueue ?? DispatchQueue.global(qos: qualityOfService.dispatchQoS)
+    /// Takes the next ready member if a slot is free, counting it as running.
+    mutating func popLaunchable() -> QueueMember? {
+        guard hasFreeSlot, let member = ready.popFirst() else { return nil }
+        running += 1
+        return member
+    }
+
+    /// Whether a worker loop must be dispatched: work is ready, a slot is free and no loop is waiting to start.
+    /// Counts the loop the caller then dispatches.
+    mutating func needsLoop() -> Bool {
+        guard pendingLoops == 0, !ready.isEmpty, hasFreeSlot else { return false }
+        pendingLoops += 1
+        return true
+    }
+
+    private static func target(_ underlying: DispatchQueue?, _ quality: QualityOfService) -> DispatchQueue {
+        underlying ?? DispatchQueue.global(qos: quality.dispatchQoS)
     }
 }
 

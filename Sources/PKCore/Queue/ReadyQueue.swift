@@ -12,6 +12,14 @@ enum QueueMember {
         }
     }
 
+    /// The member's identity, read without retaining it.
+    var identity: ObjectIdentifier {
+        switch self {
+        case .procedure(let procedure): ObjectIdentifier(procedure)
+        case .operation(let node): ObjectIdentifier(node)
+        }
+    }
+
     /// The member's slot in its queue's member list; guarded by that queue's mutex.
     var queueIndex: Int {
         get {

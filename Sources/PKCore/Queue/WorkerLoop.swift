@@ -8,21 +8,34 @@ import Dispatch
     import Darwin
 #endif
 
-/// The loop a queue's dispatched work runs in, with a one-item hand-off.
+/// The loop a queue's dispatched work runs in: it keeps taking ready work from its queue until none is left.
 ///
-/// When the procedure a worker is running finishes on that worker, the work its finish makes ready (its
-/// dependents, or the next ready item taking its slot) is handed to the same worker to run next, instead of
-/// being dispatched and waking another thread. Only one item is handed off per finish; the rest is dispatched as
-/// usual. Work handed off always targets the same dispatch queue, so `underlyingQueue` and quality of service
-/// still hold. The per-thread state lives on the worker's stack and is reached through a thread-specific key.
+/// A queue does not dispatch every ready operation. It dispatches a loop only when none is waiting to start
+/// (``ProcedureQueueState/needsLoop()``); a loop takes the next ready operation when it starts and again after each
+/// one, so a burst of work costs a few dispatches, not one each. Whenever a loop takes an operation and more is
+/// ready, it makes sure another loop is waiting to start, so an operation that blocks its thread never holds up
+/// the rest for longer than Dispatch takes to find a thread.
+///
+/// When the procedure a loop runs finishes on the loop's thread, the queue picks the next operation (often a
+/// dependent that finish made ready) in the same critical section that frees the slot and hands it to the loop
+/// (``handOff(_:)``), so a chain runs on one warm thread. A loop runs at most ``batchLimit`` operations in one
+/// dispatched block before it re-dispatches itself, so it never monopolises a serial `underlyingQueue`.
+///
+/// The per-thread state lives on the loop's stack and is reached through a thread-specific key.
 enum WorkerLoop {
 
+    /// Operations one dispatched block runs before the loop yields its thread back to Dispatch.
+    static let batchLimit = 256
+
     private struct Slot {
-        let target: ObjectIdentifier
+        let queue: ObjectIdentifier
         /// The procedure this loop is starting, while it is being started.
         var current: ObjectIdentifier?
-        /// Set while `current` finishes on this thread: the moment a hand-off is safe.
+        /// Set while `current` finishes on this thread: the loop takes its next operation from the queue's
+        /// finish bookkeeping instead of asking again.
         var accepting = false
+        /// Whether the queue already picked (in `handoff`, possibly nothing) this loop's next operation.
+        var picked = false
         var handoff: QueueMember?
     }
 
@@ -36,41 +49,58 @@ enum WorkerLoop {
         pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self)
     }
 
-    /// Dispatches `member` onto `target`, where it runs in a worker loop.
-    static func launch(_ member: QueueMember, on target: DispatchQueue) {
-        if offer(member, on: target) { return }
-        target.async { run(member, on: target) }
+    /// Dispatches a loop that takes ready work from `queue` when it starts; the caller has counted it in the
+    /// queue's `pendingLoops`.
+    static func spawn(for queue: ProcedureQueue, on target: DispatchQueue) {
+        target.async { run(queue, first: nil, on: target) }
     }
 
-    private static func run(_ first: QueueMember, on target: DispatchQueue) {
-        var state = Slot(target: ObjectIdentifier(target))
+    private static func run(_ queue: ProcedureQueue, first: QueueMember?, on target: DispatchQueue) {
+        var state = Slot(queue: ObjectIdentifier(queue))
         withUnsafeMutablePointer(to: &state) { slot in
             let previous = pthread_getspecific(key)
             pthread_setspecific(key, slot)
             defer { pthread_setspecific(key, previous) }
-            var next: QueueMember? = first
+            var next = first ?? queue.loopDidStart()
+            var remaining = batchLimit
             while let member = next {
                 if case .procedure(let procedure) = member { slot.pointee.current = ObjectIdentifier(procedure) }
                 member.start()
                 slot.pointee.current = nil
                 slot.pointee.accepting = false
-                next = slot.pointee.handoff
-                slot.pointee.handoff = nil
+                if slot.pointee.picked {
+                    next = slot.pointee.handoff
+                    slot.pointee.handoff = nil
+                    slot.pointee.picked = false
+                } else {
+                    next = queue.nextForLoop()
+                }
+                remaining -= 1
+                if remaining == 0, let member = next {
+                    // Already counted as running: the new block starts with it.
+                    target.async { run(queue, first: member, on: target) }
+                    return
+                }
             }
         }
     }
 
-    /// Takes `member` as this thread's next item when the procedure this loop runs is finishing here.
-    private static func offer(_ member: QueueMember, on target: DispatchQueue) -> Bool {
-        guard let slot, slot.pointee.accepting, slot.pointee.handoff == nil,
-            slot.pointee.target == ObjectIdentifier(target)
-        else { return false }
-        slot.pointee.handoff = member
-        return true
+    /// Whether the calling thread is a loop of `queue` whose current procedure is finishing here: the queue's
+    /// finish bookkeeping will pick that loop's next operation, so nothing else needs to be dispatched for it.
+    static func willPick(for queue: ProcedureQueue) -> Bool {
+        guard let slot else { return false }
+        return slot.pointee.accepting && !slot.pointee.picked && slot.pointee.queue == ObjectIdentifier(queue)
     }
 
-    /// Called as `procedure` finishes: hand-offs are accepted from now until its loop iteration ends, if this
-    /// thread's loop is the one running it.
+    /// Gives this thread's loop its next operation (`nil`: none is ready); only after ``willPick(for:)``.
+    static func handOff(_ member: QueueMember?) {
+        guard let slot else { return }
+        slot.pointee.handoff = member
+        slot.pointee.picked = true
+    }
+
+    /// Called as `procedure` finishes: if this thread's loop is the one running it, the loop's next operation is
+    /// picked when the queue frees its slot.
     static func procedureIsFinishing(_ procedure: Procedure) {
         guard let slot, slot.pointee.current == ObjectIdentifier(procedure) else { return }
         slot.pointee.accepting = true
