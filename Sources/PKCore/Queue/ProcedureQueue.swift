@@ -316,21 +316,13 @@ public final class ProcedureQueue: @unchecked Sendable {
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
-    /// Called by a loop as it starts: takes the next ready operation (if a slot is free).
-    func loopDidStart() -> QueueMember? {
+    /// Called by a loop as it starts (`starting`, no longer pending) and between operations: takes the next
+    /// ready operation (if a slot is free). If more is ready, another loop is dispatched in case this one's next
+    /// operation blocks its thread.
+    func nextForLoop(starting: Bool) -> QueueMember? {
         let (member, target) = state.withLock { state -> (QueueMember?, DispatchQueue?) in
-            state.pendingLoops -= 1
+            if starting { state.pendingLoops -= 1 }
             return (state.popLaunchable(), state.needsLoop() ? state.dispatchQueue : nil)
-        }
-        if let target { WorkerLoop.spawn(for: self, on: target) }
-        return member
-    }
-
-    /// Called by a loop between operations: takes the next ready operation (if a slot is free). If more is
-    /// ready, another loop is dispatched in case this one's next operation blocks its thread.
-    func nextForLoop() -> QueueMember? {
-        let (member, target) = state.withLock { state -> (QueueMember?, DispatchQueue?) in
-            (state.popLaunchable(), state.needsLoop() ? state.dispatchQueue : nil)
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
         return member
@@ -352,27 +344,34 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Called by a procedure as the last step of finishing. Returns `true` when the caller must give back the
     /// queue's reference to itself (``releaseSelf()``), after it has stopped using the queue.
     func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) -> Bool {
-        guard hasListeners.load(ordering: .acquiring) else { return finished(.procedure(procedure), settle: true) }
-        _ = finished(.procedure(procedure), settle: false)
-        notify { $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors) }
-        return settle()
+        didFinish(.procedure(procedure)) {
+            $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors)
+        }
     }
 
     /// Called by a plain operation's node once the operation finished; returns as ``procedureDidFinish(_:withErrors:)``.
     func operationDidFinish(_ node: OperationNode) -> Bool {
-        guard hasListeners.load(ordering: .acquiring) else { return finished(.operation(node), settle: true) }
-        _ = finished(.operation(node), settle: false)
-        notify { $0.procedureQueue(self, didFinishOperation: node.operation) }
-        return settle()
+        didFinish(.operation(node)) { $0.procedureQueue(self, didFinishOperation: node.operation) }
+    }
+
+    /// Frees `member`'s slot, tells the listeners with `notification`, then completes the member's accounting:
+    /// in the same critical section as freeing the slot when nobody listens, otherwise in a second one after the
+    /// notification (so waiters wake only after it). Returns `true` when nothing is outstanding any more (the
+    /// caller then calls ``releaseSelf()``).
+    private func didFinish(_ member: QueueMember, notification: (any ProcedureQueueObserver) -> Void) -> Bool {
+        guard hasListeners.load(ordering: .acquiring) else { return wake(finished(member, settle: true)) }
+        _ = finished(member, settle: false)
+        notify(notification)
+        return wake(state.withLock { $0.settle() })
     }
 
     /// Frees `member`'s slot; picks the next ready work for the loop finishing it on this thread, if any, and
-    /// makes sure a loop will take the rest. With `settle`, also completes the member's accounting (see
-    /// ``settle()``) in the same critical section.
-    private func finished(_ member: QueueMember, settle: Bool) -> Bool {
+    /// makes sure a loop will take the rest. With `settle`, also completes the member's accounting; returns the
+    /// waiters to wake if that left nothing outstanding.
+    private func finished(_ member: QueueMember, settle: Bool) -> [ProcedureQueueState.IdleWaiter]? {
         let loopWillPick = WorkerLoop.willPick(for: self)
         let (next, target, stalled, idle) = state.withLock {
-            state -> (QueueMember?, DispatchQueue?, Bool, ProcedureQueueState.Idle?) in
+            state -> (QueueMember?, DispatchQueue?, Bool, [ProcedureQueueState.IdleWaiter]?) in
             if state.remove(member), state.running > 0 { state.running -= 1 }
             let next = loopWillPick ? state.popLaunchable() : nil
             let idle = settle ? state.settle() : nil
@@ -381,16 +380,13 @@ public final class ProcedureQueue: @unchecked Sendable {
         if loopWillPick { WorkerLoop.handOff(next) }
         if let target { WorkerLoop.spawn(for: self, on: target) }
         if stalled { checkForStallSoon() }
-        guard let idle else { return false }
-        for waiter in idle.waiters { waiter.resume() }
-        return true
+        return idle
     }
 
-    /// Completes one member's accounting after its DidFinish notifications; when nothing is outstanding any more,
-    /// wakes the waiters and returns `true` (the caller then calls ``releaseSelf()``).
-    private func settle() -> Bool {
-        guard let idle = state.withLock({ $0.settle() }) else { return false }
-        for waiter in idle.waiters { waiter.resume() }
+    /// Wakes the waiters of a queue that just became idle; returns whether it did (`nil`: not idle).
+    private func wake(_ waiters: [ProcedureQueueState.IdleWaiter]?) -> Bool {
+        guard let waiters else { return false }
+        for waiter in waiters { waiter.resume() }
         return true
     }
 

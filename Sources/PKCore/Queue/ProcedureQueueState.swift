@@ -41,11 +41,6 @@ struct ProcedureQueueState {
             }
         }
     }
-
-    /// The queue just became idle: the waiters to wake.
-    struct Idle {
-        let waiters: [IdleWaiter]
-    }
     /// Marks ``underlyingQueue`` (through a dispatch-specific value) so work can tell whether it runs there.
     var underlyingToken: UnderlyingQueueToken?
     var name: String?
@@ -89,11 +84,11 @@ struct ProcedureQueueState {
     }
 
     /// Counts one member as completely finished; returns the waiters to wake when nothing is outstanding any more.
-    mutating func settle() -> Idle? {
+    mutating func settle() -> [IdleWaiter]? {
         outstanding -= 1
         guard outstanding == 0 else { return nil }
         defer { idleWaiters = [] }
-        return Idle(waiters: idleWaiters)
+        return idleWaiters
     }
 
     /// Takes the next ready member if a slot is free, counting it as running.

@@ -61,7 +61,7 @@ enum WorkerLoop {
             let previous = pthread_getspecific(key)
             pthread_setspecific(key, slot)
             defer { pthread_setspecific(key, previous) }
-            var next = first ?? queue.loopDidStart()
+            var next = first ?? queue.nextForLoop(starting: true)
             var remaining = batchLimit
             while let member = next {
                 if case .procedure(let procedure) = member { slot.pointee.current = ObjectIdentifier(procedure) }
@@ -73,7 +73,7 @@ enum WorkerLoop {
                     slot.pointee.handoff = nil
                     slot.pointee.picked = false
                 } else {
-                    next = queue.nextForLoop()
+                    next = queue.nextForLoop(starting: false)
                 }
                 remaining -= 1
                 if remaining == 0, let member = next {
