@@ -142,6 +142,23 @@ func operationQueueFanIn(_ count: Int) {
     queue.waitUntilAllOperationsAreFinished()
 }
 
+/// `window` tasks, each awaiting `run` for its share of `count` procedures in turn: at most `window` in flight.
+func procedureQueueAwaitedByWorkers(_ count: Int, window: Int) {
+    let queue = ProcedureQueue()
+    blockingAsync {
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<window {
+                let share = count / window + (worker < count % window ? 1 : 0)
+                group.addTask {
+                    for _ in 0..<share { try? await queue.run(BlockProcedure {}) }
+                }
+            }
+        }
+    }
+}
+
+/// One child task per procedure, in a sliding window of `window` tasks: the task group's own per-task cost is
+/// part of this figure.
 func procedureQueueAwaited(_ count: Int, window: Int) {
     let queue = ProcedureQueue()
     blockingAsync {

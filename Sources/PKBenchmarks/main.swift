@@ -34,6 +34,11 @@ func measureInFreshProcess(_ kind: String, count: Int) -> Double {
 
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
+/// `--only=W6,W7`: run just these workloads (W1 always runs: other targets are relative to it).
+let only: Set<String>? = arguments.first { $0.hasPrefix("--only=") }.map {
+    Set($0.dropFirst("--only=".count).split(separator: ",").map(String.init))
+}
+func selected(_ id: String) -> Bool { only?.contains(id) ?? true }
 let json = arguments.contains("--json")
 let sizes = quick ? Sizes.quick : Sizes.full
 let repetitions = quick ? 3 : 5
@@ -72,13 +77,15 @@ func ratio(_ medians: [String: Double], _ ours: String, _ theirs: String) -> Dou
 let n = sizes.independent
 
 // W9 first, while the heap is fresh: memory is measured as growth of the resident set.
-let perOperation = measureInFreshProcess("operation", count: sizes.pendingForMemory)
-let perProcedure = measureInFreshProcess("procedure", count: sizes.pendingForMemory)
-rows.append(
-    Row(
-        workload: "W9 memory, \(sizes.pendingForMemory) pending", contender: "bytes/BlockProcedure",
-        operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: perProcedure,
-        target: String(format: "≤1024 B (bare Operation: %.0f B)", perOperation), met: perProcedure <= 1024))
+if selected("W9") {
+    let perOperation = measureInFreshProcess("operation", count: sizes.pendingForMemory)
+    let perProcedure = measureInFreshProcess("procedure", count: sizes.pendingForMemory)
+    rows.append(
+        Row(
+            workload: "W9 memory, \(sizes.pendingForMemory) pending", contender: "bytes/BlockProcedure",
+            operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: perProcedure,
+            target: String(format: "≤1024 B (bare Operation: %.0f B)", perOperation), met: perProcedure <= 1024))
+}
 
 // W1
 let w1 = Workload(
@@ -103,122 +110,139 @@ report(w1, w1Results)
 let w1Median = w1Results[0].median
 
 // W2
-let w2 = Workload(
-    id: "W2", title: "\(n) independent, width 4", operations: n,
-    contenders: [
-        ("ProcedureQueue", { procedureQueueIndependent(n, width: 4) }),
-        ("OperationQueue", { operationQueueIndependent(n, width: 4) }),
-        ("TaskGroup(window 4)", { taskGroupIndependent(n, window: 4) }),
-    ],
-    target: { m in
-        let oq = ratio(m, "ProcedureQueue", "OperationQueue")
-        return (String(format: "≤0.5×OQ (%.2f)", oq), oq <= 0.5)
-    })
-report(w2, run(w2, repetitions: repetitions))
+if selected("W2") {
+    let w2 = Workload(
+        id: "W2", title: "\(n) independent, width 4", operations: n,
+        contenders: [
+            ("ProcedureQueue", { procedureQueueIndependent(n, width: 4) }),
+            ("OperationQueue", { operationQueueIndependent(n, width: 4) }),
+            ("TaskGroup(window 4)", { taskGroupIndependent(n, window: 4) }),
+        ],
+        target: { m in
+            let oq = ratio(m, "ProcedureQueue", "OperationQueue")
+            return (String(format: "≤0.5×OQ (%.2f)", oq), oq <= 0.5)
+        })
+    report(w2, run(w2, repetitions: repetitions))
+}
 
 // W3
-let w3 = Workload(
-    id: "W3", title: "chain", operations: sizes.chainLong,
-    contenders: [
-        ("ProcedureQueue \(sizes.chainShort)", { procedureQueueChain(sizes.chainShort) }),
-        ("ProcedureQueue \(sizes.chainLong)", { procedureQueueChain(sizes.chainLong) }),
-    ] + sizes.foundationChains.map { count in ("OperationQueue \(count)", { operationQueueChain(count) }) },
-    operationsByContender: Dictionary(
-        uniqueKeysWithValues: [("ProcedureQueue \(sizes.chainShort)", sizes.chainShort)]
-            + sizes.foundationChains.map { ("OperationQueue \($0)", $0) }),
-    target: { m in
-        let short = m["ProcedureQueue \(sizes.chainShort)"] ?? .nan
-        let long = m["ProcedureQueue \(sizes.chainLong)"] ?? .nan
-        let growth = long / short
-        let allowed = 1.2 * Double(sizes.chainLong) / Double(sizes.chainShort)
-        let perLink = long * 1e6 / Double(sizes.chainLong)
-        return (
-            String(format: "linear: long/short %.1f ≤ %.0f; %.2f µs/link ≤ 3", growth, allowed, perLink),
-            growth <= allowed && perLink <= 3
-        )
-    })
-report(w3, run(w3, repetitions: repetitions))
+if selected("W3") {
+    let w3 = Workload(
+        id: "W3", title: "chain", operations: sizes.chainLong,
+        contenders: [
+            ("ProcedureQueue \(sizes.chainShort)", { procedureQueueChain(sizes.chainShort) }),
+            ("ProcedureQueue \(sizes.chainLong)", { procedureQueueChain(sizes.chainLong) }),
+        ] + sizes.foundationChains.map { count in ("OperationQueue \(count)", { operationQueueChain(count) }) },
+        operationsByContender: Dictionary(
+            uniqueKeysWithValues: [("ProcedureQueue \(sizes.chainShort)", sizes.chainShort)]
+                + sizes.foundationChains.map { ("OperationQueue \($0)", $0) }),
+        target: { m in
+            let short = m["ProcedureQueue \(sizes.chainShort)"] ?? .nan
+            let long = m["ProcedureQueue \(sizes.chainLong)"] ?? .nan
+            let growth = long / short
+            let allowed = 1.2 * Double(sizes.chainLong) / Double(sizes.chainShort)
+            let perLink = long * 1e6 / Double(sizes.chainLong)
+            return (
+                String(format: "linear: long/short %.1f ≤ %.0f; %.2f µs/link ≤ 3", growth, allowed, perLink),
+                growth <= allowed && perLink <= 3
+            )
+        })
+    report(w3, run(w3, repetitions: repetitions))
+}
 
 // W4
-let w4 = Workload(
-    id: "W4", title: "fan-in \(sizes.fanIn) → 1", operations: sizes.fanIn,
-    contenders: [
-        ("ProcedureQueue", { procedureQueueFanIn(sizes.fanIn) }),
-        ("OperationQueue", { operationQueueFanIn(sizes.fanIn) }),
-    ],
-    target: { m in
-        let oq = ratio(m, "ProcedureQueue", "OperationQueue")
-        return (String(format: "≤1×OQ (%.2f)", oq), oq <= 1)
-    })
-report(w4, run(w4, repetitions: repetitions))
+if selected("W4") {
+    let w4 = Workload(
+        id: "W4", title: "fan-in \(sizes.fanIn) → 1", operations: sizes.fanIn,
+        contenders: [
+            ("ProcedureQueue", { procedureQueueFanIn(sizes.fanIn) }),
+            ("OperationQueue", { operationQueueFanIn(sizes.fanIn) }),
+        ],
+        target: { m in
+            let oq = ratio(m, "ProcedureQueue", "OperationQueue")
+            return (String(format: "≤1×OQ (%.2f)", oq), oq <= 1)
+        })
+    report(w4, run(w4, repetitions: repetitions))
+}
 
 // W6
-let w6 = Workload(
-    id: "W6", title: "\(n) independent, 8 block observers each", operations: n,
-    contenders: [("ProcedureQueue", { procedureQueueIndependent(n, observers: 8) })],
-    target: { m in
-        let growth = (m["ProcedureQueue"] ?? .nan) / w1Median
-        return (String(format: "≤2×W1 (%.2f)", growth), growth <= 2)
-    })
-report(w6, run(w6, repetitions: repetitions))
+if selected("W6") {
+    let w6 = Workload(
+        id: "W6", title: "\(n) independent, 8 block observers each", operations: n,
+        contenders: [("ProcedureQueue", { procedureQueueIndependent(n, observers: 8) })],
+        target: { m in
+            let growth = (m["ProcedureQueue"] ?? .nan) / w1Median
+            return (String(format: "≤2×W1 (%.2f)", growth), growth <= 2)
+        })
+    report(w6, run(w6, repetitions: repetitions))
+}
 
 // W10
-let window = 64
-let w10 = Workload(
-    id: "W10", title: "\(sizes.awaited) × try await run(_:), \(window) at a time", operations: sizes.awaited,
-    contenders: [
-        ("ProcedureQueue.run", { procedureQueueAwaited(sizes.awaited, window: window) }),
-        ("TaskGroup(window 64)", { taskGroupIndependent(sizes.awaited, window: window) }),
-    ],
-    target: { m in
-        let tg = ratio(m, "ProcedureQueue.run", "TaskGroup(window 64)")
-        return (String(format: "≤1×TG (%.2f)", tg), tg <= 1)
-    })
-report(w10, run(w10, repetitions: repetitions))
+if selected("W10") {
+    let window = 64
+    let w10 = Workload(
+        id: "W10", title: "\(sizes.awaited) × try await run(_:), \(window) at a time", operations: sizes.awaited,
+        contenders: [
+            ("ProcedureQueue.run", { procedureQueueAwaitedByWorkers(sizes.awaited, window: window) }),
+            ("TaskGroup(window 64)", { taskGroupIndependent(sizes.awaited, window: window) }),
+            ("ProcedureQueue.run, task each", { procedureQueueAwaited(sizes.awaited, window: window) }),
+        ],
+        target: { m in
+            let tg = ratio(m, "ProcedureQueue.run", "TaskGroup(window 64)")
+            return (String(format: "≤1×TG (%.2f)", tg), tg <= 1)
+        })
+    report(w10, run(w10, repetitions: repetitions))
+}
 
 // W5
-let w5 = Workload(
-    id: "W5", title: "GroupProcedure with \(sizes.groupChildren) children", operations: sizes.groupChildren,
-    contenders: [("ProcedureQueue", { groupProcedure(children: sizes.groupChildren) })],
-    target: { m in
-        let perChild = (m["ProcedureQueue"] ?? .nan) / Double(sizes.groupChildren)
-        let growth = perChild / (w1Median / Double(n))
-        return (String(format: "≤3×W1 per child (%.2f)", growth), growth <= 3)
-    })
-report(w5, run(w5, repetitions: repetitions))
+if selected("W5") {
+    let w5 = Workload(
+        id: "W5", title: "GroupProcedure with \(sizes.groupChildren) children", operations: sizes.groupChildren,
+        contenders: [("ProcedureQueue", { groupProcedure(children: sizes.groupChildren) })],
+        target: { m in
+            let perChild = (m["ProcedureQueue"] ?? .nan) / Double(sizes.groupChildren)
+            let growth = perChild / (w1Median / Double(n))
+            return (String(format: "≤3×W1 per child (%.2f)", growth), growth <= 3)
+        })
+    report(w5, run(w5, repetitions: repetitions))
+}
 
 // W7
-let w7 = Workload(
-    id: "W7", title: "\(n) independent, one BlockCondition each", operations: n,
-    contenders: [("ProcedureQueue", { procedureQueueWithConditions(n) })],
-    target: { m in
-        let growth = (m["ProcedureQueue"] ?? .nan) / w1Median
-        return (String(format: "≤2×W1 (%.2f)", growth), growth <= 2)
-    })
-report(w7, run(w7, repetitions: repetitions))
+if selected("W7") {
+    let w7 = Workload(
+        id: "W7", title: "\(n) independent, one BlockCondition each", operations: n,
+        contenders: [("ProcedureQueue", { procedureQueueWithConditions(n) })],
+        target: { m in
+            let growth = (m["ProcedureQueue"] ?? .nan) / w1Median
+            return (String(format: "≤2×W1 (%.2f)", growth), growth <= 2)
+        })
+    report(w7, run(w7, repetitions: repetitions))
+}
 
 // W8 (linear: the same per-procedure cost at two sizes)
-let exclusiveSmall = max(sizes.exclusive / 10, 100)
-let w8 = Workload(
-    id: "W8", title: "sharing one MutuallyExclusive category", operations: sizes.exclusive,
-    contenders: [
-        ("ProcedureQueue \(exclusiveSmall)", { procedureQueueExclusive(exclusiveSmall) }),
-        ("ProcedureQueue \(sizes.exclusive)", { procedureQueueExclusive(sizes.exclusive) }),
-    ],
-    operationsByContender: ["ProcedureQueue \(exclusiveSmall)": exclusiveSmall],
-    target: { m in
-        let small = (m["ProcedureQueue \(exclusiveSmall)"] ?? .nan) / Double(exclusiveSmall)
-        let large = (m["ProcedureQueue \(sizes.exclusive)"] ?? .nan) / Double(sizes.exclusive)
-        let perProcedure = large * 1e6
-        return (
-            String(format: "linear (per-op ratio %.2f ≤ 1.2); %.2f µs each ≤ 5", large / small, perProcedure),
-            large / small <= 1.2 && perProcedure <= 5
-        )
-    })
-report(w8, run(w8, repetitions: repetitions))
+if selected("W8") {
+    let exclusiveSmall = max(sizes.exclusive / 10, 100)
+    let w8 = Workload(
+        id: "W8", title: "sharing one MutuallyExclusive category", operations: sizes.exclusive,
+        contenders: [
+            ("ProcedureQueue \(exclusiveSmall)", { procedureQueueExclusive(exclusiveSmall) }),
+            ("ProcedureQueue \(sizes.exclusive)", { procedureQueueExclusive(sizes.exclusive) }),
+        ],
+        operationsByContender: ["ProcedureQueue \(exclusiveSmall)": exclusiveSmall],
+        target: { m in
+            let small = (m["ProcedureQueue \(exclusiveSmall)"] ?? .nan) / Double(exclusiveSmall)
+            let large = (m["ProcedureQueue \(sizes.exclusive)"] ?? .nan) / Double(sizes.exclusive)
+            let perProcedure = large * 1e6
+            return (
+                String(format: "linear (per-op ratio %.2f ≤ 1.2); %.2f µs each ≤ 5", large / small, perProcedure),
+                large / small <= 1.2 && perProcedure <= 5
+            )
+        })
+    report(w8, run(w8, repetitions: repetitions))
+}
 
 // A million-long chain must run and deallocate without crashing (full runs only).
-if !quick {
+if !quick && selected("chain") {
     let seconds = measure { procedureQueueChain(1_000_000) }
     rows.append(
         Row(

@@ -43,12 +43,20 @@ public final class ConditionEvaluator: @unchecked Sendable {
     static let producedDependencyQueue = ProcedureQueue(name: "PKCore.ConditionDependencies")
 
     /// Creates an evaluator for `conditions`, in order, duplicates removed.
-    public init(conditions: [Condition], mode: Mode = .all) {
+    public convenience init(conditions: [Condition], mode: Mode = .all) {
+        guard conditions.count > 1 else {
+            self.init(uniqueConditions: conditions, mode: mode)
+            return
+        }
         var seen = Set<ObjectIdentifier>()
-        self.conditions = conditions.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        self.init(uniqueConditions: conditions.filter { seen.insert(ObjectIdentifier($0)).inserted }, mode: mode)
+    }
+
+    /// Creates an evaluator for `conditions`, in order, which the caller knows hold no duplicates.
+    init(uniqueConditions conditions: [Condition], mode: Mode) {
+        self.conditions = conditions
         self.mode = mode
-        state = PKMutex(
-            State(results: Array(repeating: nil, count: self.conditions.count), remaining: self.conditions.count))
+        state = PKMutex(State(results: Array(repeating: nil, count: conditions.count), remaining: conditions.count))
     }
 
     /// The union of the conditions' mutually exclusive categories.
@@ -102,16 +110,7 @@ public final class ConditionEvaluator: @unchecked Sendable {
     }
 
     private func callEvaluate(_ condition: Condition, at index: Int, for procedure: Procedure) {
-        let delivered = PKMutex(false)
         condition.evaluate(procedure: procedure) { [self] result in
-            let first = delivered.withLock { delivered -> Bool in
-                defer { delivered = true }
-                return !delivered
-            }
-            guard first else {
-                Log.write(.warning, "\(condition.conditionName) called its completion more than once; ignored")
-                return
-            }
             record(result, at: index, of: condition)
         }
     }
@@ -136,16 +135,20 @@ public final class ConditionEvaluator: @unchecked Sendable {
         return nil
     }
 
+    /// Records the condition's first result (a later one is ignored with a warning) and decides when it can.
     private func record(_ result: ConditionResult, at index: Int, of condition: Condition) {
-        condition.output = .ready(result)
         let wrapped = Self.wrap(result, of: condition)
         enum Next {
+            case duplicate
             case wait
             case decide(ConditionResult)
         }
         let next = state.withLock { state -> Next in
-            guard !state.isDone else { return .wait }
+            guard state.results[index] == nil else { return .duplicate }
+            // Set while the result is recorded, so it is visible before anyone acts on the decision.
+            condition.output = .ready(result)
             state.results[index] = wrapped
+            guard !state.isDone else { return .wait }
             state.remaining -= 1
             switch (mode, wrapped) {
             case (.all, .failure): return .decide(wrapped)
@@ -153,7 +156,11 @@ public final class ConditionEvaluator: @unchecked Sendable {
             default: break
             }
             guard state.remaining == 0 else { return .wait }
-            return .decide(Self.combine(state.results.compactMap { $0 }))
+            return .decide(state.results.count == 1 ? wrapped : Self.combine(state.results.compactMap { $0 }))
+        }
+        if case .duplicate = next {
+            Log.write(.warning, "\(condition.conditionName) called its completion more than once; ignored")
+            return
         }
         if case .decide(let result) = next { finish(with: result) }
     }

@@ -683,12 +683,13 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     // MARK: - Conditions and exclusivity (called by ProcedureQueue)
 
-    /// Evaluates the conditions, on the queue's dispatch queue, once dependencies have finished and the queue is
-    /// not suspended.
+    /// Evaluates the conditions, in one of the queue's worker loops, once dependencies have finished and the
+    /// queue is not suspended.
     final func evaluateConditions() {
         let conditions = storage.withLock { $0.readiness == .evaluatingConditions ? $0.conditions : nil }
         guard let conditions else { return }
-        let evaluator = ConditionEvaluator(conditions: conditions, mode: .all)
+        // `add(condition:)` keeps the list free of duplicates.
+        let evaluator = ConditionEvaluator(uniqueConditions: conditions, mode: .all)
         let started = storage.withLock { storage -> Bool in
             guard storage.readiness == .evaluatingConditions else { return false }
             storage.evaluation = evaluator

@@ -105,15 +105,19 @@ public final class ProcedureQueue: @unchecked Sendable {
                 }
                 return
             }
-            let (deferred, parked, target) = state.withLock { state -> ([Procedure], [Procedure], DispatchQueue) in
+            let (deferred, parked) = state.withLock { state -> ([Procedure], [Procedure]) in
                 state.isSuspended = false
                 defer {
                     state.deferredEvaluations = []
                     state.parkedForLocks = []
                 }
-                return (state.deferredEvaluations, state.parkedForLocks, state.dispatchQueue)
+                return (state.deferredEvaluations, state.parkedForLocks)
             }
-            for procedure in deferred { target.async { procedure.evaluateConditions() } }
+            if !deferred.isEmpty {
+                state.withLock { state in
+                    for procedure in deferred { state.evaluations.append(procedure) }
+                }
+            }
             for procedure in parked { procedure.requestExclusivityAgain() }
             launchReadyWork()
             checkForStallSoon()
@@ -298,34 +302,37 @@ public final class ProcedureQueue: @unchecked Sendable {
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
-    /// Evaluates `procedure`'s conditions on the dispatch queue, or later if the queue is suspended.
+    /// Has a worker loop evaluate `procedure`'s conditions, or waits until the queue is resumed.
     func scheduleConditionEvaluation(_ procedure: Procedure) {
+        // A loop whose procedure is finishing on this thread takes its next work when the slot is freed.
+        let loopWillPick = WorkerLoop.willPick(for: self)
         let target = state.withLock { state -> DispatchQueue? in
             if state.isSuspended {
                 state.deferredEvaluations.append(procedure)
                 return nil
             }
-            return state.dispatchQueue
+            state.evaluations.append(procedure)
+            return !loopWillPick && state.needsLoop() ? state.dispatchQueue : nil
         }
-        target?.async { procedure.evaluateConditions() }
+        if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
-    /// Makes sure a worker loop will take ready work, if there is any and a slot is free.
+    /// Makes sure a worker loop will take waiting work: evaluations, or ready work if a slot is free.
     private func launchReadyWork() {
         let target = state.withLock { $0.needsLoop() ? $0.dispatchQueue : nil }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
-    /// Called by a loop as it starts (`starting`, no longer pending) and between operations: takes the next
-    /// ready operation (if a slot is free). If more is ready, another loop is dispatched in case this one's next
-    /// operation blocks its thread.
-    func nextForLoop(starting: Bool) -> QueueMember? {
-        let (member, target) = state.withLock { state -> (QueueMember?, DispatchQueue?) in
+    /// Called by a loop as it starts (`starting`, no longer pending) and between items: takes the next work
+    /// (see ``ProcedureQueueState/popWork()``). If more is waiting, another loop is dispatched in case this
+    /// one's next item blocks its thread.
+    func nextForLoop(starting: Bool) -> WorkerLoop.Work? {
+        let (work, target) = state.withLock { state -> (WorkerLoop.Work?, DispatchQueue?) in
             if starting { state.pendingLoops -= 1 }
-            return (state.popLaunchable(), state.needsLoop() ? state.dispatchQueue : nil)
+            return (state.popWork(), state.needsLoop() ? state.dispatchQueue : nil)
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
-        return member
+        return work
     }
 
     /// The queue's `underlyingQueue` when the calling thread is not running on it, so `execute()` must hop there.
@@ -365,15 +372,15 @@ public final class ProcedureQueue: @unchecked Sendable {
         return wake(state.withLock { $0.settle() })
     }
 
-    /// Frees `member`'s slot; picks the next ready work for the loop finishing it on this thread, if any, and
+    /// Frees `member`'s slot; picks the next work for the loop finishing it on this thread, if any, and
     /// makes sure a loop will take the rest. With `settle`, also completes the member's accounting; returns the
     /// waiters to wake if that left nothing outstanding.
     private func finished(_ member: QueueMember, settle: Bool) -> [ProcedureQueueState.IdleWaiter]? {
         let loopWillPick = WorkerLoop.willPick(for: self)
         let (next, target, stalled, idle) = state.withLock {
-            state -> (QueueMember?, DispatchQueue?, Bool, [ProcedureQueueState.IdleWaiter]?) in
+            state -> (WorkerLoop.Work?, DispatchQueue?, Bool, [ProcedureQueueState.IdleWaiter]?) in
             if state.remove(member), state.running > 0 { state.running -= 1 }
-            let next = loopWillPick ? state.popLaunchable() : nil
+            let next = loopWillPick ? state.popWork() : nil
             let idle = settle ? state.settle() : nil
             return (next, state.needsLoop() ? state.dispatchQueue : nil, state.isStalled, idle)
         }

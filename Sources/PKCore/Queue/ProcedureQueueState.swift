@@ -46,6 +46,8 @@ struct ProcedureQueueState {
     var name: String?
     weak var delegate: (any ProcedureQueueDelegate)?
     var stallCheckScheduled = false
+    /// Procedures whose conditions a worker loop evaluates next (an evaluation takes no slot).
+    var evaluations = FIFO<Procedure>()
     /// Procedures whose conditions wait for the queue to be resumed.
     var deferredEvaluations: [Procedure] = []
     /// Procedures that gave their locks back while the queue was suspended; they ask again on resume.
@@ -58,7 +60,7 @@ struct ProcedureQueueState {
 
     /// Nothing runs or is ready, yet something waits: possibly a dependency cycle.
     var isStalled: Bool {
-        running == 0 && ready.isEmpty && waiting > 0 && !isSuspended
+        running == 0 && ready.isEmpty && evaluations.isEmpty && waiting > 0 && !isSuspended
     }
 
     /// Adds `member` and counts it as outstanding; returns `true` when it is the only outstanding one (the queue
@@ -98,10 +100,17 @@ struct ProcedureQueueState {
         return member
     }
 
-    /// Whether a worker loop must be dispatched: work is ready, a slot is free and no loop is waiting to start.
-    /// Counts the loop the caller then dispatches.
+    /// The next thing for a worker loop to do: evaluate conditions (no slot needed), or start a ready member if a
+    /// slot is free (counting it as running).
+    mutating func popWork() -> WorkerLoop.Work? {
+        if let procedure = evaluations.popFirst() { return .evaluate(procedure) }
+        return popLaunchable().map { .start($0) }
+    }
+
+    /// Whether a worker loop must be dispatched: conditions wait to be evaluated, or work is ready and a slot is
+    /// free, and no loop is waiting to start. Counts the loop the caller then dispatches.
     mutating func needsLoop() -> Bool {
-        guard pendingLoops == 0, !ready.isEmpty, hasFreeSlot else { return false }
+        guard pendingLoops == 0, !evaluations.isEmpty || (!ready.isEmpty && hasFreeSlot) else { return false }
         pendingLoops += 1
         return true
     }

@@ -46,8 +46,7 @@ enum QueueMember {
 
 /// First-in-first-out lists, one per `Operation.QueuePriority`, served highest priority first.
 struct ReadyQueue {
-    private var lists: [[QueueMember]] = Array(repeating: [], count: 5)
-    private var heads: [Int] = Array(repeating: 0, count: 5)
+    private var lists = Array(repeating: FIFO<QueueMember>(), count: 5)
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
@@ -71,32 +70,18 @@ struct ReadyQueue {
     /// Removes and returns, in order, the members for which `shouldRemove` is true.
     mutating func removeAll(where shouldRemove: (QueueMember) -> Bool) -> [QueueMember] {
         var removed: [QueueMember] = []
-        for index in 0..<lists.count {
-            var kept: [QueueMember] = []
-            for member in lists[index][heads[index]...] {
-                if shouldRemove(member) { removed.append(member) } else { kept.append(member) }
-            }
-            lists[index] = kept
-            heads[index] = 0
-        }
+        for index in lists.indices { removed += lists[index].removeAll(where: shouldRemove) }
         count -= removed.count
         return removed
     }
 
     mutating func popFirst() -> QueueMember? {
         guard count > 0 else { return nil }
-        for index in 0..<5 where heads[index] < lists[index].count {
-            let item = lists[index][heads[index]]
-            heads[index] += 1
-            if heads[index] == lists[index].count {
-                lists[index].removeAll(keepingCapacity: true)
-                heads[index] = 0
-            } else if heads[index] >= 1024 && heads[index] * 2 >= lists[index].count {
-                lists[index].removeFirst(heads[index])
-                heads[index] = 0
+        for index in lists.indices {
+            if let member = lists[index].popFirst() {
+                count -= 1
+                return member
             }
-            count -= 1
-            return item
         }
         return nil
     }

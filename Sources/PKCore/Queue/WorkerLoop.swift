@@ -14,7 +14,8 @@ import Dispatch
 /// (``ProcedureQueueState/needsLoop()``); a loop takes the next ready operation when it starts and again after each
 /// one, so a burst of work costs a few dispatches, not one each. Whenever a loop takes an operation and more is
 /// ready, it makes sure another loop is waiting to start, so an operation that blocks its thread never holds up
-/// the rest for longer than Dispatch takes to find a thread.
+/// the rest for longer than Dispatch takes to find a thread. Loops also evaluate procedures' conditions, queued
+/// separately because an evaluation takes no slot.
 ///
 /// When the procedure a loop runs finishes on the loop's thread, the queue picks the next operation (often a
 /// dependent that finish made ready) in the same critical section that frees the slot and hands it to the loop
@@ -27,6 +28,14 @@ enum WorkerLoop {
     /// Operations one dispatched block runs before the loop yields its thread back to Dispatch.
     static let batchLimit = 256
 
+    /// One item of a loop's work.
+    enum Work {
+        /// Start a ready member; it was counted as running when it was taken.
+        case start(QueueMember)
+        /// Evaluate a procedure's conditions (takes no slot).
+        case evaluate(Procedure)
+    }
+
     private struct Slot {
         let queue: ObjectIdentifier
         /// The procedure this loop is starting, while it is being started.
@@ -36,7 +45,7 @@ enum WorkerLoop {
         var accepting = false
         /// Whether the queue already picked (in `handoff`, possibly nothing) this loop's next operation.
         var picked = false
-        var handoff: QueueMember?
+        var handoff: Work?
     }
 
     private static let key: pthread_key_t = {
@@ -55,7 +64,7 @@ enum WorkerLoop {
         target.async { run(queue, first: nil, on: target) }
     }
 
-    private static func run(_ queue: ProcedureQueue, first: QueueMember?, on target: DispatchQueue) {
+    private static func run(_ queue: ProcedureQueue, first: Work?, on target: DispatchQueue) {
         var state = Slot(queue: ObjectIdentifier(queue))
         withUnsafeMutablePointer(to: &state) { slot in
             let previous = pthread_getspecific(key)
@@ -63,11 +72,16 @@ enum WorkerLoop {
             defer { pthread_setspecific(key, previous) }
             var next = first ?? queue.nextForLoop(starting: true)
             var remaining = batchLimit
-            while let member = next {
-                if case .procedure(let procedure) = member { slot.pointee.current = ObjectIdentifier(procedure) }
-                member.start()
-                slot.pointee.current = nil
-                slot.pointee.accepting = false
+            while let work = next {
+                switch work {
+                case .start(let member):
+                    if case .procedure(let procedure) = member { slot.pointee.current = ObjectIdentifier(procedure) }
+                    member.start()
+                    slot.pointee.current = nil
+                    slot.pointee.accepting = false
+                case .evaluate(let procedure):
+                    procedure.evaluateConditions()
+                }
                 if slot.pointee.picked {
                     next = slot.pointee.handoff
                     slot.pointee.handoff = nil
@@ -76,9 +90,9 @@ enum WorkerLoop {
                     next = queue.nextForLoop(starting: false)
                 }
                 remaining -= 1
-                if remaining == 0, let member = next {
-                    // Already counted as running: the new block starts with it.
-                    target.async { run(queue, first: member, on: target) }
+                if remaining == 0, let work = next {
+                    // Already taken (a member counted as running): the new block starts with it.
+                    target.async { run(queue, first: work, on: target) }
                     return
                 }
             }
@@ -92,10 +106,10 @@ enum WorkerLoop {
         return slot.pointee.accepting && !slot.pointee.picked && slot.pointee.queue == ObjectIdentifier(queue)
     }
 
-    /// Gives this thread's loop its next operation (`nil`: none is ready); only after ``willPick(for:)``.
-    static func handOff(_ member: QueueMember?) {
+    /// Gives this thread's loop its next work (`nil`: none is waiting); only after ``willPick(for:)``.
+    static func handOff(_ work: Work?) {
         guard let slot else { return }
-        slot.pointee.handoff = member
+        slot.pointee.handoff = work
         slot.pointee.picked = true
     }
 
