@@ -208,4 +208,69 @@ struct ObserverTests {
         for await event in stream { names.append(event.description) }
         #expect(names == ["didAttach", "willExecute", "didExecute", "willFinish", "didFinish"])
     }
+
+    @Test func blockObserversReceiveTheProcedureTypedAsItsOwnClass() {
+        let trail = Trail()
+        let procedure = FieldsProcedure(marker: 7, label: Payload(text: "seven"))
+        procedure.addWillExecuteBlockObserver { p, _ in trail.append("willExecute \(p.marker) \(p.label.text)") }
+        procedure.addDidExecuteBlockObserver { p in trail.append("didExecute \(p.marker) \(p.label.text)") }
+        procedure.addDidCancelBlockObserver { p, _ in trail.append("didCancel \(p.marker) \(p.label.text)") }
+        procedure.addWillAddOperationBlockObserver { p, _ in trail.append("willAdd \(p.marker) \(p.label.text)") }
+        procedure.addDidAddOperationBlockObserver { p, _ in trail.append("didAdd \(p.marker) \(p.label.text)") }
+        procedure.addWillFinishBlockObserver { p, _, _ in trail.append("willFinish \(p.marker) \(p.label.text)") }
+        procedure.addDidFinishBlockObserver { p, _ in trail.append("didFinish \(p.marker) \(p.label.text)") }
+        let generic = GenericFieldsProcedure(value: Payload(text: "generic"))
+        generic.addWillExecuteBlockObserver { p, _ in trail.append("generic willExecute \(p.value.text)") }
+        generic.addDidFinishBlockObserver { p, _ in trail.append("generic didFinish \(p.value.text)") }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        queue.add(procedure: generic)
+        waitForAll(generic)
+        #expect(
+            trail.entries == [
+                "willExecute 7 seven", "didExecute 7 seven", "willAdd 7 seven", "didAdd 7 seven",
+                "didCancel 7 seven", "willFinish 7 seven", "didFinish 7 seven",
+                "generic willExecute generic", "generic didFinish generic",
+            ])
+    }
+}
+
+/// A reference-typed payload, so a mistyped read would not pass by accident.
+private final class Payload: Sendable {
+    let text: String
+    init(text: String) { self.text = text }
+}
+
+/// A procedure with stored fields of its own; `execute()` produces an operation (added after `execute()` returns),
+/// then cancels and finishes.
+private final class FieldsProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: both fields are immutable.
+    let marker: Int
+    let label: Payload
+
+    init(marker: Int, label: Payload) {
+        self.marker = marker
+        self.label = label
+        super.init()
+    }
+
+    override func execute() {
+        try? produce(operation: BlockOperation {})
+        cancel()
+        finish()
+    }
+}
+
+/// A generic procedure, to check block observers on a generic class too.
+private final class GenericFieldsProcedure<Value: Sendable>: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: `value` is immutable.
+    let value: Value
+
+    init(value: Value) {
+        self.value = value
+        super.init()
+    }
+
+    override func execute() { finish() }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A token handed to "will" observers that holds the coming event open while anyone references it.
 ///
 /// While a reference to a `PendingEvent` exists, the event it stands for (execute, finish or adding an
@@ -22,16 +20,17 @@ public final class PendingEvent: Sendable, CustomStringConvertible {
     /// Which event is pending.
     public let kind: Kind
     private let procedure: Procedure
-    private let onRelease: @Sendable () -> Void
+    /// What the procedure does once the event may happen.
+    private let continuation: ProcedureEvent
 
-    init(kind: Kind, procedure: Procedure, onRelease: @escaping @Sendable () -> Void) {
+    init(kind: Kind, procedure: Procedure, continuation: ProcedureEvent) {
         self.kind = kind
         self.procedure = procedure
-        self.onRelease = onRelease
+        self.continuation = continuation
     }
 
     deinit {
-        onRelease()
+        procedure.pendingEventReleased(ObjectIdentifier(self), continuation: continuation)
     }
 
     /// Runs `block` now; the event is guaranteed to happen after it returns.
@@ -54,24 +53,3 @@ public typealias PendingExecuteEvent = PendingEvent
 public typealias PendingFinishEvent = PendingEvent
 /// The token given to `procedure(_:willAdd:pendingAddOperation:)`.
 public typealias PendingAddOperationEvent = PendingEvent
-
-/// Decides who runs a "will" phase's continuation: the phase itself (inline) when every token reference was
-/// released during it, or the thread releasing the last reference afterwards.
-final class PhaseGate: Sendable {
-    private static let inPhase: UInt8 = 0
-    private static let ended: UInt8 = 1
-    private static let released: UInt8 = 2
-    private let state = Atomic<UInt8>(PhaseGate.inPhase)
-
-    /// Called as the last reference goes; `true` when the phase is still running and will continue inline.
-    func releasedDuringPhase() -> Bool {
-        state.compareExchange(expected: Self.inPhase, desired: Self.released, ordering: .acquiringAndReleasing)
-            .exchanged
-    }
-
-    /// Called when the phase has delivered the token; `true` when it was already released (continue inline).
-    func endPhase() -> Bool {
-        !state.compareExchange(expected: Self.inPhase, desired: Self.ended, ordering: .acquiringAndReleasing)
-            .exchanged
-    }
-}

@@ -12,14 +12,31 @@ enum ObserverEvent {
     case didFinish([any Error])
 }
 
-/// A type-erased observer: delivers events to a concrete ``ProcedureObserver`` whose procedure type was checked
-/// once, when it was attached.
+/// A type-erased observer: a block from an `add…BlockObserver` method, or any ``ProcedureObserver`` whose
+/// procedure type was checked once, when it was attached.
 struct AnyProcedureObserver: Sendable {
-    private let deliver: @Sendable (ObserverEvent, Procedure) -> Void
+    private enum Storage {
+        case block(ObserverBlock)
+        case observer(@Sendable (ObserverEvent, Procedure) -> Void)
+    }
+
+    private let storage: Storage
+
+    /// The events this observer wants: one for a block, all of them for a ``ProcedureObserver``.
+    var kinds: ObserverEventKinds {
+        switch storage {
+        case .block(let block): block.kind
+        case .observer: .all
+        }
+    }
+
+    init(_ block: ObserverBlock) {
+        storage = .block(block)
+    }
 
     init<O: ProcedureObserver>(_ observer: O) {
         if let synchronizer = observer.eventQueue {
-            deliver = { event, procedure in
+            storage = .observer { event, procedure in
                 // The procedure's type was checked in `addObserver`, so the cast cannot fail.
                 let typed = unsafeDowncast(procedure, to: O.Procedure.self)
                 if (synchronizer as? Procedure) === procedure {
@@ -29,7 +46,7 @@ struct AnyProcedureObserver: Sendable {
                 }
             }
         } else {
-            deliver = { event, procedure in
+            storage = .observer { event, procedure in
                 Self.dispatch(event, to: observer, unsafeDowncast(procedure, to: O.Procedure.self))
             }
         }
@@ -52,6 +69,9 @@ struct AnyProcedureObserver: Sendable {
     }
 
     func send(_ event: ObserverEvent, to procedure: Procedure) {
-        deliver(event, procedure)
+        switch storage {
+        case .block(let block): block.send(event, to: procedure)
+        case .observer(let deliver): deliver(event, procedure)
+        }
     }
 }

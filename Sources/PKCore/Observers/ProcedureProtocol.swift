@@ -21,6 +21,10 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, PendingExecuteEvent) -> Void
     ) {
+        guard let synchronizer else {
+            addObserver(block: .willExecute(typed: block))
+            return
+        }
         addObserver(SingleEventObserver<Self>(block: .willExecute(block), eventQueue: synchronizer))
     }
 
@@ -29,6 +33,10 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self) -> Void
     ) {
+        guard let synchronizer else {
+            addObserver(block: .didExecute(typed: block))
+            return
+        }
         addObserver(SingleEventObserver<Self>(block: .didExecute(block), eventQueue: synchronizer))
     }
 
@@ -37,6 +45,10 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error]) -> Void
     ) {
+        guard let synchronizer else {
+            addObserver(block: .didCancel(typed: block))
+            return
+        }
         addObserver(SingleEventObserver<Self>(block: .didCancel(block), eventQueue: synchronizer))
     }
 
@@ -45,6 +57,10 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, Operation) -> Void
     ) {
+        guard let synchronizer else {
+            addObserver(block: .willAdd(typed: block))
+            return
+        }
         addObserver(SingleEventObserver<Self>(block: .willAdd(block), eventQueue: synchronizer))
     }
 
@@ -53,6 +69,10 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, Operation) -> Void
     ) {
+        guard let synchronizer else {
+            addObserver(block: .didAdd(typed: block))
+            return
+        }
         addObserver(SingleEventObserver<Self>(block: .didAdd(block), eventQueue: synchronizer))
     }
 
@@ -61,6 +81,10 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error], PendingFinishEvent) -> Void
     ) {
+        guard let synchronizer else {
+            addObserver(block: .willFinish(typed: block))
+            return
+        }
         addObserver(SingleEventObserver<Self>(block: .willFinish(block), eventQueue: synchronizer))
     }
 
@@ -69,6 +93,10 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error]) -> Void
     ) {
+        guard let synchronizer else {
+            addObserver(block: .didFinish(typed: block))
+            return
+        }
         addObserver(SingleEventObserver<Self>(block: .didFinish(block), eventQueue: synchronizer))
     }
 }

@@ -303,14 +303,30 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     private final func runWillPhase(
         _ kind: PendingEvent.Kind, continuation: ProcedureEvent, deliver: (PendingEvent) -> Void
     ) {
-        let gate = PhaseGate()
         do {
-            let token = PendingEvent(kind: kind, procedure: self) { [self] in
-                if !gate.releasedDuringPhase() { submit(continuation) }
+            let token = PendingEvent(kind: kind, procedure: self, continuation: continuation)
+            storage.withLock {
+                $0.tokenInPhase = ObjectIdentifier(token)
+                $0.tokenReleasedInPhase = false
             }
             deliver(token)
         }
-        if gate.endPhase() { process(continuation) }
+        let releasedInPhase = storage.withLock { storage -> Bool in
+            storage.tokenInPhase = nil
+            return storage.tokenReleasedInPhase
+        }
+        if releasedInPhase { process(continuation) }
+    }
+
+    /// Called as a pending-event token's last reference goes: during its phase, the phase continues inline;
+    /// afterwards the continuation is submitted from here.
+    final func pendingEventReleased(_ token: ObjectIdentifier, continuation: ProcedureEvent) {
+        let inPhase = storage.withLock { storage -> Bool in
+            guard storage.tokenInPhase == token else { return false }
+            storage.tokenReleasedInPhase = true
+            return true
+        }
+        if !inPhase { submit(continuation) }
     }
 
     private final func process(_ event: ProcedureEvent) {
@@ -346,12 +362,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         switch storage.withLock({ $0.machine.start() }) {
         case .runWillExecute:
             let observers = storage.withLock { $0.observers }
-            if observers.isEmpty {
-                processWillExecuteDone()
-            } else {
+            if observers.wants(.willExecute) {
                 runWillPhase(.execute, continuation: .willExecuteDone) { token in
-                    for observer in observers { observer.send(.willExecute(token), to: self) }
+                    observers.send(.willExecute(token), to: self)
                 }
+            } else {
+                processWillExecuteDone()
             }
         case .finish:
             processBeginFinishing()
@@ -397,13 +413,13 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     private final func runExecute() {
         execute()
         let observers = storage.withLock { $0.observers }
-        for observer in observers { observer.send(.didExecute, to: self) }
+        if observers.wants(.didExecute) { observers.send(.didExecute, to: self) }
     }
 
     private final func processDidCancel(_ errors: [any Error]) {
         procedureDidCancel(withErrors: errors)
         let observers = storage.withLock { $0.observers }
-        for observer in observers { observer.send(.didCancel(errors), to: self) }
+        if observers.wants(.didCancel) { observers.send(.didCancel(errors), to: self) }
     }
 
     private final func processBeginFinishing() {
@@ -412,12 +428,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         }
         procedureWillFinish(withErrors: errors)
         queueRef?._withUnsafeGuaranteedRef { $0.procedureWillFinish(self, withErrors: errors) }
-        if observers.isEmpty {
-            processWillFinishDone()
-        } else {
+        if observers.wants(.willFinish) {
             runWillPhase(.finish, continuation: .willFinishDone) { token in
-                for observer in observers { observer.send(.willFinish(errors, token), to: self) }
+                observers.send(.willFinish(errors, token), to: self)
             }
+        } else {
+            processWillFinishDone()
         }
     }
 
@@ -442,14 +458,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         releaseIteratively(dependencies)
         procedureDidFinish(withErrors: errors)
         releaseExclusivity()
-        for observer in observers { observer.send(.didFinish(errors), to: self) }
-        let waiters = storage.withLock { storage -> [UnsafeContinuation<Void, Never>] in
-            storage.observers = []
-            let waiters = storage.finishWaiters ?? []
-            storage.finishWaiters = nil
-            return waiters
+        if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }
+        let waiters = storage.withLock { storage -> FinishWaiters in
+            storage.observers = ObserverList()
+            return storage.finishWaiters.close()
         }
-        for waiter in waiters { waiter.resume() }
+        waiters.resumeAll()
         if errors.isEmpty {
             log.verbose("did finish without errors")
         } else {
@@ -824,6 +838,19 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         submit(.attach(AnyProcedureObserver(observer)))
     }
 
+    /// Adds a block observer (see `ProcedureProtocol`'s `add…BlockObserver` methods). A block has no `didAttach`,
+    /// so while no event is under way or queued (the usual case: configuring a procedure before enqueueing it) it
+    /// is simply appended; otherwise it is attached in the event context like any observer.
+    final func addObserver(block: ObserverBlock) {
+        let observer = AnyProcedureObserver(block)
+        let appended = storage.withLock { storage -> Bool in
+            guard storage.loop.isIdle, storage.machine.state != .finished else { return false }
+            storage.observers.append(observer)
+            return true
+        }
+        if !appended { submit(.attach(observer)) }
+    }
+
     // MARK: - Producing operations
 
     /// Adds `operation` to the queue this procedure is on, after the WillAdd observers.
@@ -839,12 +866,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     private final func processProduce(_ operation: Operation, before: PendingEvent?, queue: ProcedureQueue) {
         let observers = storage.withLock { $0.observers }
-        if observers.isEmpty {
-            processAddProduced(operation, before: before, queue: queue)
-        } else {
+        if observers.wants(.willAdd) {
             runWillPhase(.addOperation, continuation: .addProduced(operation, before, queue)) { token in
-                for observer in observers { observer.send(.willAdd(operation, token), to: self) }
+                observers.send(.willAdd(operation, token), to: self)
             }
+        } else {
+            processAddProduced(operation, before: before, queue: queue)
         }
     }
 
@@ -854,7 +881,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         queue.add(operation: operation, producedBy: self)
         withExtendedLifetime(before) {}
         let observers = storage.withLock { $0.observers }
-        for observer in observers { observer.send(.didAdd(operation), to: self) }
+        if observers.wants(.didAdd) { observers.send(.didAdd(operation), to: self) }
     }
 
     // MARK: - Async waiting
@@ -864,12 +891,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Cancelling the waiting Task does not cancel the procedure; use `ProcedureQueue.run(_:)` for that.
     public final func waitUntilFinished() async {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            let done = storage.withLock { storage -> Bool in
-                guard storage.finishWaiters != nil else { return true }
-                storage.finishWaiters!.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
+            if !storage.withLock({ $0.finishWaiters.add(continuation) }) { continuation.resume() }
         }
     }
 }

@@ -34,6 +34,10 @@ enum ProcedureEvent {
 struct EventLoopState {
     private(set) var isDraining = false
     private(set) var isBlocked = false
+
+    /// Nobody is draining and the context is not blocked, so nothing is queued either: an event accepted now
+    /// would run at once, on the accepting thread.
+    var isIdle: Bool { !isDraining && !isBlocked }
     /// The first queued event, kept inline so the common case (one event queued behind the current one, such as
     /// `finish()` inside `execute()`) allocates nothing.
     private var first: ProcedureEvent?

@@ -18,7 +18,11 @@ enum Readiness {
 struct ProcedureStorage {
     var machine: ProcedureStateMachine
     var loop = EventLoopState()
-    var observers: [AnyProcedureObserver] = []
+    var observers = ObserverList()
+    /// The pending-event token of the "will" phase being delivered right now, and whether its last reference
+    /// went during the phase (the phase then continues inline).
+    var tokenInPhase: ObjectIdentifier?
+    var tokenReleasedInPhase = false
     var dependencies: [Operation] = []
     var conditions: [Condition] = []
     /// The evaluation under way, so that cancelling can abandon it.
@@ -42,8 +46,8 @@ struct ProcedureStorage {
     var queue: ProcedureQueue? { queueRef?.takeUnretainedValue() }
     var name: String?
     var logSettings: ProcedureLogSettings?
-    /// Async waiters; `nil` once the procedure has completely finished (after DidFinish observers).
-    var finishWaiters: [UnsafeContinuation<Void, Never>]? = []
+    /// Async waiters; closed once the procedure has completely finished (after DidFinish observers).
+    var finishWaiters = FinishWaiters()
 
     init(automaticFinishingDisabled: Bool) {
         machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)

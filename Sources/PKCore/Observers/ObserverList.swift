@@ -1,0 +1,25 @@
+/// A procedure's attached observers, in the order they were added, and the union of the events they want.
+///
+/// Not thread-safe: it lives in the procedure's storage, under the procedure's mutex.
+struct ObserverList {
+    private(set) var observers: [AnyProcedureObserver] = []
+    /// The events at least one observer wants.
+    private(set) var kinds: ObserverEventKinds = []
+
+    var isEmpty: Bool { observers.isEmpty }
+
+    /// Whether any observer wants `kind`.
+    func wants(_ kind: ObserverEventKinds) -> Bool { kinds.contains(kind) }
+
+    mutating func append(_ observer: AnyProcedureObserver) {
+        // Procedures with observers usually get several: start with room for a few.
+        if observers.isEmpty { observers.reserveCapacity(4) }
+        observers.append(observer)
+        kinds.formUnion(observer.kinds)
+    }
+
+    /// Delivers `event` to every observer, in order.
+    func send(_ event: ObserverEvent, to procedure: Procedure) {
+        for observer in observers { observer.send(event, to: procedure) }
+    }
+}

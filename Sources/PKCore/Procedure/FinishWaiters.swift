@@ -1,0 +1,35 @@
+/// Tasks suspended until a procedure has completely finished (its DidFinish observers included).
+///
+/// The first waiter is kept inline, so the common case (one `await` per procedure, as `ProcedureQueue.run` does)
+/// allocates nothing. Once closed, nobody is added any more. Not thread-safe: it lives in the procedure's storage,
+/// under the procedure's mutex.
+struct FinishWaiters {
+    private var first: UnsafeContinuation<Void, Never>?
+    private var others: [UnsafeContinuation<Void, Never>] = []
+    private var isClosed = false
+
+    /// Adds `waiter`; returns `false` (keeping nothing) once closed, and the caller resumes it itself.
+    mutating func add(_ waiter: UnsafeContinuation<Void, Never>) -> Bool {
+        guard !isClosed else { return false }
+        if first == nil {
+            first = waiter
+        } else {
+            others.append(waiter)
+        }
+        return true
+    }
+
+    /// Closes the list and returns the waiters it held, for the caller to resume outside the lock.
+    mutating func close() -> FinishWaiters {
+        var closed = FinishWaiters()
+        closed.isClosed = true
+        swap(&self, &closed)
+        return closed
+    }
+
+    /// Resumes every waiter, in the order they were added.
+    func resumeAll() {
+        first?.resume()
+        for waiter in others { waiter.resume() }
+    }
+}
