@@ -359,9 +359,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     }
 
     private final func processStart() {
-        switch storage.withLock({ $0.machine.start() }) {
+        let (action, observers) = storage.withLock { ($0.machine.start(), $0.observers) }
+        switch action {
         case .runWillExecute:
-            let observers = storage.withLock { $0.observers }
             if observers.wants(.willExecute) {
                 runWillPhase(.execute, continuation: .willExecuteDone) { token in
                     observers.send(.willExecute(token), to: self)
@@ -379,8 +379,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     }
 
     private final func processWillExecuteDone() {
-        switch storage.withLock({ $0.machine.willExecuteObserversDidFinish() }) {
-        case .execute: runExecuteOnQueue()
+        let (action, queueRef) = storage.withLock { ($0.machine.willExecuteObserversDidFinish(), $0.queueRef) }
+        switch action {
+        case .execute: runExecuteOnQueue(queueRef)
         case .finish:
             // Cancelled during the WillExecute phase: its DidCancel work is queued behind this continuation, so
             // the automatic finish is queued too, after it.
@@ -391,8 +392,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     /// Runs `execute()` here, or, when the queue has an `underlyingQueue` and this thread is not on it (another
     /// thread was draining this procedure's events when the queue started it), hops there first.
-    private final func runExecuteOnQueue() {
-        let queueRef = storage.withLock { $0.queueRef }
+    private final func runExecuteOnQueue(_ queueRef: Unmanaged<ProcedureQueue>?) {
         guard let target = queueRef?._withUnsafeGuaranteedRef({ $0.underlyingQueueToHopTo() }) else {
             runExecute()
             return
@@ -438,7 +438,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     }
 
     private final func processWillFinishDone() {
-        let (errors, dependents, queueRef, observers, dependencies) = storage.withLock { storage in
+        let (errors, dependents, queueRef, observers, dependencies, exclusive) = storage.withLock { storage in
             let errors = storage.machine.completeFinishing()
             let dependents = storage.dependents
             storage.dependents = []
@@ -448,7 +448,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             storage.dependencies = []
             storage.conditions = []
             storage.producer = nil
-            return (errors, dependents, queueRef, storage.observers, dependencies)
+            let exclusive = storage.requestedExclusivity
+            storage.requestedExclusivity = false
+            return (errors, dependents, queueRef, storage.observers, dependencies, exclusive)
         }
         WorkerLoop.procedureIsFinishing(self)
         // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
@@ -457,7 +459,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         for dependent in dependents { dependent.dependencyDidFinish() }
         releaseIteratively(dependencies)
         procedureDidFinish(withErrors: errors)
-        releaseExclusivity()
+        if exclusive { ExclusivityManager.shared.release(ObjectIdentifier(self)) }
         if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }
         let waiters = storage.withLock { storage -> FinishWaiters in
             storage.observers = ObserverList()

@@ -22,7 +22,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     // therefore refer to their queue without retaining it (`ProcedureStorage.queueRef`), which keeps a shared
     // reference count out of the per-procedure path.
 
-    private let state: PKMutex<ProcedureQueueState>
+    private let state: ContendedMutex<ProcedureQueueState>
     private let subject = Subject<any ProcedureQueueObserver>()
     /// Set once a delegate or an observer has been added; until then notifications cost one atomic load.
     private let hasListeners = Atomic<Bool>(false)
@@ -40,7 +40,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         initial.name = name
         initial.qualityOfService = qualityOfService
         initial.maxConcurrentOperationCount = maxConcurrentOperationCount
-        state = PKMutex(initial)
+        state = ContendedMutex(initial)
         self.underlyingQueue = underlyingQueue
     }
 
