@@ -98,7 +98,9 @@ extension ObserverBlock {
         .didAdd(unsafeBitCast(TypedOperation(block: block), to: ErasedOperation.self).block)
     }
 
-    static func willFinish<P: Procedure>(typed block: @escaping @Sendable (P, [any Error], PendingEvent) -> Void) -> Self {
+    static func willFinish<P: Procedure>(
+        typed block: @escaping @Sendable (P, [any Error], PendingEvent) -> Void
+    ) -> Self {
         .willFinish(unsafeBitCast(TypedErrorsPending(block: block), to: ErasedErrorsPending.self).block)
     }
 
