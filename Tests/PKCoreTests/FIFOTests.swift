@@ -139,36 +139,32 @@ struct FIFOTests {
         #expect(fifo.popFirst() == nil)
     }
 
-    @Test func poppedElementIsReleasedAtOnceWhileTheOthersStayQueued() {
+    @Test func poppedElementsAreReleasedWhenTheListEmpties() {
         var fifo = FIFO<Token>()
         let references = Self.appendTokens(3, to: &fifo)
         #expect(references.allSatisfy { $0.token != nil })
-
-        // The popped element is dropped within the statement, so nothing but the list could keep it alive.
-        var didPop = fifo.popFirst() != nil
-        #expect(didPop)
-        #expect(references[0].token == nil, "the popped token is still alive")
-        #expect(references[1].token != nil)
-        #expect(references[2].token != nil)
-        #expect(fifo.count == 2)
-
-        didPop = fifo.popFirst() != nil
-        #expect(didPop)
-        #expect(references[1].token == nil, "the popped token is still alive")
-        #expect(references[2].token != nil)
+        var pops = 0
+        while fifo.popFirst() != nil { pops += 1 }
+        #expect(pops == 3)
+        #expect(fifo.isEmpty)
+        #expect(references.allSatisfy { $0.token == nil }, "a popped token outlived the emptied list")
     }
 
-    @Test func elementsPoppedPastTheCompactionPointAreReleasedAtOnce() {
+    @Test func compactionReleasesPoppedElementsAndBoundsHowManyStayAlive() {
         var fifo = FIFO<Token>()
         let references = Self.appendTokens(3000, to: &fifo)
-        var stillAlive: [Int] = []
         var emptyPops = 0
+        var mostPoppedAlive = 0
         for index in 0..<2500 {
             if fifo.popFirst() == nil { emptyPops += 1 }
-            if references[index].token != nil { stillAlive.append(index) }
+            let poppedAlive = references[...index].filter { $0.token != nil }.count
+            mostPoppedAlive = max(mostPoppedAlive, poppedAlive)
         }
         #expect(emptyPops == 0)
-        #expect(stillAlive.count == 0, "first popped tokens still alive: \(stillAlive.prefix(5))")
+        // Popped elements are kept only until the popped prefix is compacted away: never more than the larger of
+        // 1,024 and the number still queued plus one.
+        #expect(mostPoppedAlive <= 1500, "\(mostPoppedAlive) popped tokens were alive at once")
+        #expect(references[..<1000].allSatisfy { $0.token == nil }, "early popped tokens survived compaction")
         #expect(references[2500...].allSatisfy { $0.token != nil })
         #expect(fifo.count == 500)
     }
