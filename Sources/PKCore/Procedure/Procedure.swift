@@ -262,14 +262,19 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// call) runs if all of its dependencies have finished, with a warning; otherwise it is cancelled with
     /// ``ProcedureKitError/Context/notStartedByProcedureQueue`` and finishes without executing.
     public final override func start() {
-        let adopted = storage.withLock { $0.machine.adoptWithoutQueue() }
-        if adopted {
-            log.warning(
-                "\(procedureName) was started without a ProcedureQueue; conditions and queue features do not apply")
-            let dependencies = storage.withLock { $0.dependencies }
-            if !dependencies.allSatisfy(\.isFinished) {
-                cancel(with: ProcedureKitError(context: .notStartedByProcedureQueue))
-            }
+        // The usual case (started by its ProcedureQueue) submits `.start` in the same critical section.
+        let (adopted, drainNow) = storage.withLock { storage -> (Bool, Bool) in
+            if storage.machine.adoptWithoutQueue() { return (true, false) }
+            return (false, storage.loop.accept(.start))
+        }
+        guard adopted else {
+            if drainNow { drain(startingWith: .start) }
+            return
+        }
+        log.warning("\(procedureName) was started without a ProcedureQueue; conditions and queue features do not apply")
+        let dependencies = storage.withLock { $0.dependencies }
+        if !dependencies.allSatisfy(\.isFinished) {
+            cancel(with: ProcedureKitError(context: .notStartedByProcedureQueue))
         }
         submit(.start)
     }
@@ -340,7 +345,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .produce(let operation, let before, let queue): processProduce(operation, before: before, queue: queue)
         case .addProduced(let operation, let before, let queue):
             processAddProduced(operation, before: before, queue: queue)
-        case .executeNow: runExecute()
+        case .executeNow: runExecute(observers: storage.withLock { $0.observers })
         case .run(let body): body()
         }
     }
@@ -379,9 +384,11 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     }
 
     private final func processWillExecuteDone() {
-        let (action, queueRef) = storage.withLock { ($0.machine.willExecuteObserversDidFinish(), $0.queueRef) }
+        let (action, queueRef, observers) = storage.withLock {
+            ($0.machine.willExecuteObserversDidFinish(), $0.queueRef, $0.observers)
+        }
         switch action {
-        case .execute: runExecuteOnQueue(queueRef)
+        case .execute: runExecuteOnQueue(queueRef, observers: observers)
         case .finish:
             // Cancelled during the WillExecute phase: its DidCancel work is queued behind this continuation, so
             // the automatic finish is queued too, after it.
@@ -392,9 +399,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     /// Runs `execute()` here, or, when the queue has an `underlyingQueue` and this thread is not on it (another
     /// thread was draining this procedure's events when the queue started it), hops there first.
-    private final func runExecuteOnQueue(_ queueRef: Unmanaged<ProcedureQueue>?) {
+    private final func runExecuteOnQueue(_ queueRef: Unmanaged<ProcedureQueue>?, observers: ObserverList) {
         guard let target = queueRef?._withUnsafeGuaranteedRef({ $0.underlyingQueueToHopTo() }) else {
-            runExecute()
+            runExecute(observers: observers)
             return
         }
         storage.withLock { $0.loop.block() }
@@ -410,9 +417,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         }
     }
 
-    private final func runExecute() {
+    /// Runs `execute()`, then the DidExecute observers. `observers` are the procedure's observers as this event
+    /// began: no other event runs until it ends, so an observer added meanwhile is attached afterwards.
+    private final func runExecute(observers: ObserverList) {
         execute()
-        let observers = storage.withLock { $0.observers }
         if observers.wants(.didExecute) { observers.send(.didExecute, to: self) }
     }
 
