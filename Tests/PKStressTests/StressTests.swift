@@ -231,6 +231,47 @@ struct StressTests {
             #expect(bad.isEmpty, "\(bad.count) procedures with a bad event history")
         }
     }
+
+    /// Block observers are appended directly while a procedure's events are idle and go through its event queue
+    /// otherwise; added from two threads while the procedures run (some cancelled), each DidFinish block fires
+    /// exactly once, and each WillExecute block at most once (and, for a procedure not cancelled, only if it
+    /// executed).
+    @Test func blockObserversAddedWhileRunningEachFireExactlyOnce() {
+        GlobalLogSettings.with(enabled: false) {
+            let queue = ProcedureQueue()
+            let count = Self.size / 2
+            let procedures = (0..<count).map { RacingProcedure(name: "Block\($0)") }
+            let finishes = Mutex([Int](repeating: 0, count: count))
+            let willExecutes = Mutex([Int](repeating: 0, count: count))
+            let added = DispatchGroup()
+            queue.add(procedures: procedures)
+            DispatchQueue.concurrentPerform(iterations: 2) { lane in
+                for index in stride(from: lane, to: count, by: 2) {
+                    added.enter()
+                    procedures[index].addWillExecuteBlockObserver { _, _ in
+                        willExecutes.withLock { $0[index] += 1 }
+                    }
+                    procedures[index].addDidFinishBlockObserver { _, _ in
+                        finishes.withLock { $0[index] += 1 }
+                        added.leave()
+                    }
+                    if index.isMultiple(of: 5) { procedures[index].cancel() }
+                }
+            }
+            guard Self.waitUntilEmpty(queue) else { return }
+            #expect(added.wait(timeout: .now() + Self.timeout) == .success)
+            let finished = finishes.withLock { $0 }
+            let willExecuted = willExecutes.withLock { $0 }
+            let badFinish = finished.indices.filter { finished[$0] != 1 }
+            #expect(badFinish.isEmpty, "\(badFinish.count) DidFinish blocks did not fire exactly once")
+            let badWillExecute = willExecuted.indices.filter { index in
+                // A cancel arriving during the WillExecute phase skips execute(), so only uncancelled ones count.
+                let skipped = !procedures[index].didExecute && !procedures[index].isCancelled
+                return willExecuted[index] > 1 || (willExecuted[index] == 1 && skipped)
+            }
+            #expect(badWillExecute.isEmpty, "\(badWillExecute.count) WillExecute blocks fired wrongly")
+        }
+    }
 }
 
 /// A procedure that finishes from another thread (so the finish races anything else going on), optionally
