@@ -45,11 +45,26 @@ struct ProcedureStorage {
     /// The queue, from enqueue until finished (a strong reference for the caller to keep).
     var queue: ProcedureQueue? { queueRef?.takeUnretainedValue() }
     var name: String?
-    var logSettings: ProcedureLogSettings?
+    /// Per-procedure log settings (few procedures have any).
+    var logSettings: ProcedureLogSettings? {
+        get { logSettingsBox?.value }
+        set { logSettingsBox = newValue.map(LogSettingsBox.init) }
+    }
+    /// The settings are large (writer and formatter existentials), so they live in a box: one pointer here.
+    private var logSettingsBox: LogSettingsBox?
     /// Async waiters; closed once the procedure has completely finished (after DidFinish observers).
     var finishWaiters = FinishWaiters()
 
     init(automaticFinishingDisabled: Bool) {
         machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)
+    }
+}
+
+/// An immutable box for a procedure's log settings; replaced, never mutated.
+final class LogSettingsBox {
+    let value: ProcedureLogSettings
+
+    init(_ value: ProcedureLogSettings) {
+        self.value = value
     }
 }
