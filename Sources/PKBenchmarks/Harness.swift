@@ -45,8 +45,10 @@ func measure(_ body: () -> Void) -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
-/// Runs every contender of `workload` `repetitions` times, alternating contenders within each round.
+/// Runs every contender of `workload` `repetitions` times, alternating contenders within each round, after one
+/// unmeasured warm-up round (thread pools started, code paged in, heap grown) so no contender pays for that.
 func run(_ workload: Workload, repetitions: Int) -> [Measurement] {
+    for contender in workload.contenders { contender.run() }
     var results = workload.contenders.map { Measurement(contender: $0.name) }
     for _ in 0..<repetitions {
         for (index, contender) in workload.contenders.enumerated() {

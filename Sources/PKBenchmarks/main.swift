@@ -41,7 +41,7 @@ let only: Set<String>? = arguments.first { $0.hasPrefix("--only=") }.map {
 func selected(_ id: String) -> Bool { only?.contains(id) ?? true }
 let json = arguments.contains("--json")
 let sizes = quick ? Sizes.quick : Sizes.full
-let repetitions = quick ? 3 : 5
+let repetitions = quick ? 3 : 7
 
 struct Row: Codable {
     let workload: String
