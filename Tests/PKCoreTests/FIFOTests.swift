@@ -130,6 +130,29 @@ struct FIFOTests {
         #expect(rest == [0, 1, 2, 3, 4])
     }
 
+    @Test func firstIsTheNextElementToPop() {
+        var fifo = FIFO<Int>()
+        #expect(fifo.first == nil)
+        for element in 0..<3 { fifo.append(element) }
+        #expect(fifo.first == 0)
+        _ = fifo.popFirst()
+        #expect(fifo.first == 1)
+    }
+
+    @Test func removingAnElementKeepsTheOthersInOrder() {
+        var fifo = FIFO<Int>()
+        for element in 0..<6 { fifo.append(element) }
+        _ = fifo.popFirst()
+        fifo.remove(3)
+        fifo.remove(1)
+        fifo.remove(42)
+        fifo.remove(0)
+        #expect(fifo.count == 3)
+        var rest: [Int] = []
+        while let element = fifo.popFirst() { rest.append(element) }
+        #expect(rest == [2, 4, 5])
+    }
+
     @Test func removeAllOfEverythingLeavesAnEmptyList() {
         var fifo = FIFO<Int>()
         for element in 0..<5 { fifo.append(element) }

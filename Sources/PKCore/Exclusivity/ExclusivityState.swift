@@ -13,32 +13,6 @@ struct ExclusivityState<Owner: Hashable> {
         var isGranted = false
     }
 
-    /// One category's waiting requests, in arrival order.
-    private struct FIFO {
-        private var owners: [Owner] = []
-        private var head = 0
-
-        var first: Owner? { head < owners.count ? owners[head] : nil }
-        var isEmpty: Bool { head == owners.count }
-
-        mutating func append(_ owner: Owner) { owners.append(owner) }
-
-        mutating func remove(_ owner: Owner) {
-            if first == owner {
-                head += 1
-                if head == owners.count {
-                    owners.removeAll(keepingCapacity: true)
-                    head = 0
-                } else if head >= 64 && head * 2 >= owners.count {
-                    owners.removeFirst(head)
-                    head = 0
-                }
-            } else if let index = owners[head...].firstIndex(of: owner) {
-                owners.remove(at: index)
-            }
-        }
-    }
-
     enum RequestOutcome: Equatable {
         /// Queued; `granted` says whether it was granted at once.
         case queued(granted: Bool)
@@ -48,7 +22,8 @@ struct ExclusivityState<Owner: Hashable> {
         case deadlock([String])
     }
 
-    private var fifos: [String: FIFO] = [:]
+    /// Each category's requests, in arrival order.
+    private var fifos: [String: FIFO<Owner>] = [:]
     private(set) var requests: [Owner: Request] = [:]
 
     /// Asks for `categories` for `owner`. Fails fast when one of them is held by one of `ancestors` (the

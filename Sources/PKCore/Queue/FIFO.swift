@@ -16,6 +16,9 @@ struct FIFO<Element> {
     /// How many elements are queued.
     var count: Int { slots.count - head }
 
+    /// The first element, if any.
+    var first: Element? { head < slots.count ? slots[head] : nil }
+
     /// Queues `element` last.
     mutating func append(_ element: Element) {
         slots.append(element)
@@ -34,6 +37,16 @@ struct FIFO<Element> {
             head = 0
         }
         return element
+    }
+
+    /// Removes the first occurrence of `element`, wherever it is queued (O(n) unless it is first).
+    mutating func remove(_ element: Element) where Element: Equatable {
+        guard let index = slots[head...].firstIndex(of: element) else { return }
+        if index == head {
+            _ = popFirst()
+        } else {
+            slots.remove(at: index)
+        }
     }
 
     /// Removes and returns, in order, the elements for which `shouldRemove` is true; the others keep their order.
