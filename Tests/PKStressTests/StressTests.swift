@@ -241,8 +241,9 @@ struct StressTests {
             let queue = ProcedureQueue()
             let count = Self.size / 2
             let procedures = (0..<count).map { RacingProcedure(name: "Block\($0)") }
-            let finishes = Mutex([Int](repeating: 0, count: count))
-            let willExecutes = Mutex([Int](repeating: 0, count: count))
+            // PKMutex rather than Mutex: under PK_TSAN it is a pthread mutex the sanitizer can see.
+            let finishes = PKMutex([Int](repeating: 0, count: count))
+            let willExecutes = PKMutex([Int](repeating: 0, count: count))
             let added = DispatchGroup()
             queue.add(procedures: procedures)
             DispatchQueue.concurrentPerform(iterations: 2) { lane in
