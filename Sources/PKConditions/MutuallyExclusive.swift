@@ -1,3 +1,5 @@
+import PKCore
+
 /// A condition that is always satisfied and makes the attached procedure mutually exclusive in one category.
 ///
 /// Two procedures carrying the same category never run at the same time, whichever queues they are on: each
@@ -18,10 +20,21 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     /// Creates the condition.
     ///
     /// - Parameter category: The category; defaults to `"MutuallyExclusive<T>"` with `T` spelled out.
-    public init(category: String = "MutuallyExclusive<\(String(describing: T.self))>") {
+    public init(category: String = MutuallyExclusive.defaultCategory) {
         super.init()
-        name = "MutuallyExclusive<\(String(describing: T.self))>"
+        // No name is stored: the default, the type's name, is "MutuallyExclusive<T>" with `T` spelled out, and it is
+        // only worked out (by reflection, which is slow) when someone asks.
         addToAttachedProcedure(mutuallyExclusiveCategory: category)
+    }
+
+    /// The category ``init(category:)`` uses by default: `"MutuallyExclusive<T>"` with `T` spelled out. Worked
+    /// out once per type (spelling a type out uses reflection, which is slow), then looked up.
+    public static var defaultCategory: String {
+        let type = ObjectIdentifier(T.self)
+        if let known = defaultCategories.withLock({ $0[type] }) { return known }
+        let category = "MutuallyExclusive<\(String(describing: T.self))>"
+        defaultCategories.withLock { $0[type] = category }
+        return category
     }
 
     /// Completes with `.success(true)` at once, on the calling thread.
@@ -29,3 +42,6 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
         completion(.success(true))
     }
 }
+
+/// The default category of each `MutuallyExclusive<T>` worked out so far, by `T`.
+private let defaultCategories = PKMutex<[ObjectIdentifier: String]>([:])

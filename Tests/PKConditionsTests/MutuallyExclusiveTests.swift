@@ -14,6 +14,15 @@ struct MutuallyExclusiveTests {
         #expect(MutuallyExclusive<Int>().conditionName == "MutuallyExclusive<Int>")
     }
 
+    @Test func defaultCategoryIsTheSameForEveryInstanceOfOneTypeAndDiffersBetweenTypes() {
+        #expect(MutuallyExclusive<DatabaseWrite>.defaultCategory == "MutuallyExclusive<DatabaseWrite>")
+        #expect(MutuallyExclusive<DatabaseWrite>.defaultCategory == "MutuallyExclusive<DatabaseWrite>")
+        #expect(MutuallyExclusive<Int>.defaultCategory == "MutuallyExclusive<Int>")
+        #expect(
+            MutuallyExclusive<DatabaseWrite>().mutuallyExclusiveCategories
+                == MutuallyExclusive<DatabaseWrite>().mutuallyExclusiveCategories)
+    }
+
     @Test func customCategoryKeepsTheName() {
         let condition = MutuallyExclusive<DatabaseWrite>(category: "writes")
         #expect(condition.conditionName == "MutuallyExclusive<DatabaseWrite>")
