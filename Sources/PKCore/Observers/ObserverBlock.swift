@@ -3,6 +3,7 @@ import Foundation
 /// The closure of an observer added with one of the `add…BlockObserver` methods (without a synchronizer),
 /// stored without a generic wrapper: the procedure's type is restored inside the closure, which the method
 /// built knowing it.
+@usableFromInline
 enum ObserverBlock: Sendable {
     case willExecute(@Sendable (Procedure, PendingEvent) -> Void)
     case didExecute(@Sendable (Procedure) -> Void)
@@ -65,45 +66,101 @@ struct ObserverEventKinds: OptionSet {
 // the compiler never re-abstracts it on the way through `unsafeBitCast` (a bare closure passed as a generic value
 // would be). Sound because the block is only ever called with the procedure it was attached to, which is a `P`.
 // `ObserverTests` checks every shape with a subclass reading its own stored properties.
-
-private struct Typed1<P: Procedure> { let block: @Sendable (P) -> Void }
-private struct Erased1 { let block: @Sendable (Procedure) -> Void }
-private struct TypedPending<P: Procedure> { let block: @Sendable (P, PendingEvent) -> Void }
-private struct ErasedPending { let block: @Sendable (Procedure, PendingEvent) -> Void }
-private struct TypedErrors<P: Procedure> { let block: @Sendable (P, [any Error]) -> Void }
-private struct ErasedErrors { let block: @Sendable (Procedure, [any Error]) -> Void }
-private struct TypedOperation<P: Procedure> { let block: @Sendable (P, Operation) -> Void }
-private struct ErasedOperation { let block: @Sendable (Procedure, Operation) -> Void }
-private struct TypedErrorsPending<P: Procedure> { let block: @Sendable (P, [any Error], PendingEvent) -> Void }
-private struct ErasedErrorsPending { let block: @Sendable (Procedure, [any Error], PendingEvent) -> Void }
+//
+// The `add…BlockObserver` methods and these factories are `@inlinable`, so they are specialised in the caller's
+// module, where the procedure type is known: no generic metadata lookup or existential handling per observer.
 
 extension ObserverBlock {
+    // The one-field carriers: a typed one (generic over the procedure type) and its erased twin with the same
+    // layout.
+    @usableFromInline
+    struct Typed1<P: Procedure> {
+        @usableFromInline let block: @Sendable (P) -> Void
+        @usableFromInline init(block: @escaping @Sendable (P) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct Erased1 {
+        @usableFromInline let block: @Sendable (Procedure) -> Void
+        @usableFromInline init(block: @escaping @Sendable (Procedure) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct TypedPending<P: Procedure> {
+        @usableFromInline let block: @Sendable (P, PendingEvent) -> Void
+        @usableFromInline init(block: @escaping @Sendable (P, PendingEvent) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct ErasedPending {
+        @usableFromInline let block: @Sendable (Procedure, PendingEvent) -> Void
+        @usableFromInline init(block: @escaping @Sendable (Procedure, PendingEvent) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct TypedErrors<P: Procedure> {
+        @usableFromInline let block: @Sendable (P, [any Error]) -> Void
+        @usableFromInline init(block: @escaping @Sendable (P, [any Error]) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct ErasedErrors {
+        @usableFromInline let block: @Sendable (Procedure, [any Error]) -> Void
+        @usableFromInline init(block: @escaping @Sendable (Procedure, [any Error]) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct TypedOperation<P: Procedure> {
+        @usableFromInline let block: @Sendable (P, Operation) -> Void
+        @usableFromInline init(block: @escaping @Sendable (P, Operation) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct ErasedOperation {
+        @usableFromInline let block: @Sendable (Procedure, Operation) -> Void
+        @usableFromInline init(block: @escaping @Sendable (Procedure, Operation) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct TypedErrorsPending<P: Procedure> {
+        @usableFromInline let block: @Sendable (P, [any Error], PendingEvent) -> Void
+        @usableFromInline init(block: @escaping @Sendable (P, [any Error], PendingEvent) -> Void) { self.block = block }
+    }
+    @usableFromInline
+    struct ErasedErrorsPending {
+        @usableFromInline let block: @Sendable (Procedure, [any Error], PendingEvent) -> Void
+        @usableFromInline init(block: @escaping @Sendable (Procedure, [any Error], PendingEvent) -> Void) {
+            self.block = block
+        }
+    }
+}
+
+extension ObserverBlock {
+    @inlinable
     static func willExecute<P: Procedure>(typed block: @escaping @Sendable (P, PendingEvent) -> Void) -> Self {
         .willExecute(unsafeBitCast(TypedPending(block: block), to: ErasedPending.self).block)
     }
 
+    @inlinable
     static func didExecute<P: Procedure>(typed block: @escaping @Sendable (P) -> Void) -> Self {
         .didExecute(unsafeBitCast(Typed1(block: block), to: Erased1.self).block)
     }
 
+    @inlinable
     static func didCancel<P: Procedure>(typed block: @escaping @Sendable (P, [any Error]) -> Void) -> Self {
         .didCancel(unsafeBitCast(TypedErrors(block: block), to: ErasedErrors.self).block)
     }
 
+    @inlinable
     static func willAdd<P: Procedure>(typed block: @escaping @Sendable (P, Operation) -> Void) -> Self {
         .willAdd(unsafeBitCast(TypedOperation(block: block), to: ErasedOperation.self).block)
     }
 
+    @inlinable
     static func didAdd<P: Procedure>(typed block: @escaping @Sendable (P, Operation) -> Void) -> Self {
         .didAdd(unsafeBitCast(TypedOperation(block: block), to: ErasedOperation.self).block)
     }
 
+    @inlinable
     static func willFinish<P: Procedure>(
         typed block: @escaping @Sendable (P, [any Error], PendingEvent) -> Void
     ) -> Self {
         .willFinish(unsafeBitCast(TypedErrorsPending(block: block), to: ErasedErrorsPending.self).block)
     }
 
+    @inlinable
     static func didFinish<P: Procedure>(typed block: @escaping @Sendable (P, [any Error]) -> Void) -> Self {
         .didFinish(unsafeBitCast(TypedErrors(block: block), to: ErasedErrors.self).block)
     }

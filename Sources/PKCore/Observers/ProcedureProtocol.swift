@@ -17,6 +17,7 @@ public protocol ProcedureProtocol: AnyObject, Sendable {}
 extension ProcedureProtocol where Self: Procedure {
 
     /// Adds an observer whose `block` runs before `execute()`, with the pending-execute token.
+    @inlinable
     public func addWillExecuteBlockObserver(
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, PendingExecuteEvent) -> Void
@@ -29,6 +30,7 @@ extension ProcedureProtocol where Self: Procedure {
     }
 
     /// Adds an observer whose `block` runs after `execute()` returns.
+    @inlinable
     public func addDidExecuteBlockObserver(
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self) -> Void
@@ -41,6 +43,7 @@ extension ProcedureProtocol where Self: Procedure {
     }
 
     /// Adds an observer whose `block` runs after the procedure is cancelled, with the cancel errors.
+    @inlinable
     public func addDidCancelBlockObserver(
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error]) -> Void
@@ -53,6 +56,7 @@ extension ProcedureProtocol where Self: Procedure {
     }
 
     /// Adds an observer whose `block` runs before the procedure adds an operation to its queue.
+    @inlinable
     public func addWillAddOperationBlockObserver(
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, Operation) -> Void
@@ -65,6 +69,7 @@ extension ProcedureProtocol where Self: Procedure {
     }
 
     /// Adds an observer whose `block` runs after the procedure added an operation to its queue.
+    @inlinable
     public func addDidAddOperationBlockObserver(
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, Operation) -> Void
@@ -77,6 +82,7 @@ extension ProcedureProtocol where Self: Procedure {
     }
 
     /// Adds an observer whose `block` runs before the procedure finishes, with its errors and the token.
+    @inlinable
     public func addWillFinishBlockObserver(
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error], PendingFinishEvent) -> Void
@@ -89,6 +95,7 @@ extension ProcedureProtocol where Self: Procedure {
     }
 
     /// Adds an observer whose `block` runs after the procedure finished, with its errors.
+    @inlinable
     public func addDidFinishBlockObserver(
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error]) -> Void

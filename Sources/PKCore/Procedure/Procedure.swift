@@ -851,6 +851,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Adds a block observer (see `ProcedureProtocol`'s `add…BlockObserver` methods). A block has no `didAttach`,
     /// so while no event is under way or queued (the usual case: configuring a procedure before enqueueing it) it
     /// is simply appended; otherwise it is attached in the event context like any observer.
+    @usableFromInline
     final func addObserver(block: ObserverBlock) {
         let observer = AnyProcedureObserver(block)
         let appended = storage.withLock { storage -> Bool in
