@@ -26,10 +26,43 @@ public final class ConditionEvaluator: @unchecked Sendable {
         case any
     }
 
+    /// Who hears the decision: a closure (the public API), or a procedure evaluating its own conditions (no
+    /// closure to allocate).
+    private enum Decision {
+        case closure(@Sendable (ConditionResult) -> Void)
+        case procedure(Procedure)
+    }
+
+    /// The conditions' results by index; the first is kept inline (most procedures have one condition).
+    private struct Results {
+        private var first: ConditionResult?
+        private var rest: [ConditionResult?]
+        let count: Int
+
+        init(count: Int) {
+            self.count = count
+            rest = count > 1 ? Array(repeating: nil, count: count - 1) : []
+        }
+
+        subscript(index: Int) -> ConditionResult? {
+            get { index == 0 ? first : rest[index - 1] }
+            set {
+                if index == 0 {
+                    first = newValue
+                } else {
+                    rest[index - 1] = newValue
+                }
+            }
+        }
+
+        /// The results gathered so far, in order.
+        var gathered: [ConditionResult] { ([first] + rest).compactMap { $0 } }
+    }
+
     private struct State {
-        var results: [ConditionResult?]
+        var results: Results
         var remaining: Int
-        var completion: (@Sendable (ConditionResult) -> Void)?
+        var decision: Decision?
         var barriers: [DependencyBarrier] = []
         var produced: [Operation] = []
         var isDone = false
@@ -56,7 +89,7 @@ public final class ConditionEvaluator: @unchecked Sendable {
     init(uniqueConditions conditions: [Condition], mode: Mode) {
         self.conditions = conditions
         self.mode = mode
-        state = PKMutex(State(results: Array(repeating: nil, count: conditions.count), remaining: conditions.count))
+        state = PKMutex(State(results: Results(count: conditions.count), remaining: conditions.count))
     }
 
     /// The union of the conditions' mutually exclusive categories.
@@ -66,8 +99,17 @@ public final class ConditionEvaluator: @unchecked Sendable {
 
     /// Starts evaluating for `procedure`; `completion` runs once with the combined result, unless cancelled.
     public func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        evaluate(for: procedure, decision: .closure(completion))
+    }
+
+    /// Starts evaluating `procedure`'s own conditions; the decision goes to its `conditionsDidComplete`.
+    func evaluateOwnConditions(of procedure: Procedure) {
+        evaluate(for: procedure, decision: .procedure(procedure))
+    }
+
+    private func evaluate(for procedure: Procedure, decision: Decision) {
         let empty = state.withLock { state -> Bool in
-            state.completion = completion
+            state.decision = decision
             return conditions.isEmpty
         }
         if empty {
@@ -156,7 +198,7 @@ public final class ConditionEvaluator: @unchecked Sendable {
             default: break
             }
             guard state.remaining == 0 else { return .wait }
-            return .decide(state.results.count == 1 ? wrapped : Self.combine(state.results.compactMap { $0 }))
+            return .decide(state.results.count == 1 ? wrapped : Self.combine(state.results.gathered))
         }
         if case .duplicate = next {
             Log.write(.warning, "\(condition.conditionName) called its completion more than once; ignored")
@@ -196,28 +238,33 @@ public final class ConditionEvaluator: @unchecked Sendable {
     }
 
     private func finish(with result: ConditionResult) {
-        if let completion = end() { completion(result) }
+        switch end() {
+        case .closure(let completion): completion(result)
+        case .procedure(let procedure):
+            procedure.conditionsDidComplete(result, categories: mutuallyExclusiveCategories)
+        case nil: break
+        }
     }
 
-    /// Marks the evaluation done and cleans up; returns the completion if it had not run yet.
+    /// Marks the evaluation done and cleans up; returns who hears the decision if nobody has yet.
     @discardableResult
-    private func end() -> (@Sendable (ConditionResult) -> Void)? {
-        let (completion, barriers, produced, outstanding) = state.withLock {
-            state -> ((@Sendable (ConditionResult) -> Void)?, [DependencyBarrier], [Operation], [Condition]) in
+    private func end() -> Decision? {
+        let (decision, barriers, produced, outstanding) = state.withLock {
+            state -> (Decision?, [DependencyBarrier], [Operation], [Condition]) in
             guard !state.isDone else { return (nil, [], [], []) }
             state.isDone = true
-            let completion = state.completion
-            state.completion = nil
+            let decision = state.decision
+            state.decision = nil
             let outstanding = conditions.indices.filter { state.results[$0] == nil }.map { conditions[$0] }
             defer {
                 state.barriers = []
                 state.produced = []
             }
-            return (completion, state.barriers, state.produced, outstanding)
+            return (decision, state.barriers, state.produced, outstanding)
         }
         for barrier in barriers { barrier.cancel() }
         for operation in produced where !operation.isFinished { operation.cancel() }
         for condition in outstanding { condition.evaluationWasCancelled() }
-        return completion
+        return decision
     }
 }

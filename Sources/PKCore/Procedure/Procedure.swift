@@ -710,22 +710,18 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Evaluates the conditions, in one of the queue's worker loops, once dependencies have finished and the
     /// queue is not suspended.
     final func evaluateConditions() {
-        let conditions = storage.withLock { $0.readiness == .evaluatingConditions ? $0.conditions : nil }
-        guard let conditions else { return }
-        // `add(condition:)` keeps the list free of duplicates.
-        let evaluator = ConditionEvaluator(uniqueConditions: conditions, mode: .all)
-        let started = storage.withLock { storage -> Bool in
-            guard storage.readiness == .evaluatingConditions else { return false }
+        let evaluator = storage.withLock { storage -> ConditionEvaluator? in
+            guard storage.readiness == .evaluatingConditions else { return nil }
+            // `add(condition:)` keeps the list free of duplicates.
+            let evaluator = ConditionEvaluator(uniqueConditions: storage.conditions, mode: .all)
             storage.evaluation = evaluator
-            return true
+            return evaluator
         }
-        guard started else { return }
-        evaluator.evaluate(for: self) { [self] result in
-            conditionsDidComplete(result, categories: evaluator.mutuallyExclusiveCategories)
-        }
+        evaluator?.evaluateOwnConditions(of: self)
     }
 
-    private final func conditionsDidComplete(_ result: ConditionResult, categories: Set<String>) {
+    /// The evaluator's decision on this procedure's conditions, with their mutually exclusive categories.
+    final func conditionsDidComplete(_ result: ConditionResult, categories: Set<String>) {
         let current = storage.withLock { storage -> Bool in
             guard storage.readiness == .evaluatingConditions else { return false }
             storage.evaluation = nil
