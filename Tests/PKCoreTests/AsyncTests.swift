@@ -142,6 +142,31 @@ struct AsyncTests {
         await procedure.waitUntilFinished()
     }
 
+    @Test func everyTaskAwaitingOneProcedureResumesOnceItFinishes() async {
+        let procedure = TestProcedure()
+        let waiters = 5
+        let resumed = ResumeCount()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<waiters {
+                group.addTask {
+                    await procedure.waitUntilFinished()
+                    resumed.value.add(1, ordering: .relaxed)
+                }
+            }
+            // Every task is suspended on the unfinished procedure before it is enqueued (so the first waiter is
+            // kept inline and the others in the list); bounded, in case a task never gets there.
+            let deadline = Date().addingTimeInterval(hangTimeout)
+            while procedure.storage.withLock({ $0.finishWaiters.count }) < waiters, Date() < deadline {
+                await Task.yield()
+            }
+            #expect(procedure.storage.withLock { $0.finishWaiters.count } == waiters)
+            #expect(resumed.value.load(ordering: .relaxed) == 0)
+            ProcedureQueue().add(procedure: procedure)
+        }
+        #expect(resumed.value.load(ordering: .relaxed) == waiters)
+        #expect(procedure.isFinished)
+    }
+
     @Test func eventsYieldTheLifecycleInOrderAndEnd() async {
         let procedure = TestProcedure()
         let events = procedure.events
@@ -184,4 +209,9 @@ struct AsyncTests {
         #expect(await waitForFinish(procedure, timeout: 0.01) == false)
         #expect(!procedure.isFinished)
     }
+}
+
+/// A counter tasks can share.
+private final class ResumeCount: Sendable {
+    let value = Atomic<Int>(0)
 }

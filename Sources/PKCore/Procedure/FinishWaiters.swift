@@ -8,6 +8,9 @@ struct FinishWaiters {
     private var others: [UnsafeContinuation<Void, Never>] = []
     private var isClosed = false
 
+    /// How many waiters are held.
+    var count: Int { (first == nil ? 0 : 1) + others.count }
+
     /// Adds `waiter`; returns `false` (keeping nothing) once closed, and the caller resumes it itself.
     mutating func add(_ waiter: UnsafeContinuation<Void, Never>) -> Bool {
         guard !isClosed else { return false }
