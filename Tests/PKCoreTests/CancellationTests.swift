@@ -180,4 +180,28 @@ struct CancellationTests {
         #expect(procedure.didExecute)
         PKExpectProcedureFinished(procedure)
     }
+
+    /// The start event and a cancel are queued behind an event in progress, in that order: the start sees the
+    /// procedure cancelled and finishes it, but only after the queued DidCancel work, so DidCancel observers hear
+    /// of the cancel before the procedure finishes (and while they are still attached).
+    @Test func cancelQueuedBehindTheStartReachesDidCancelObserversBeforeTheFinish() {
+        GlobalLogSettings.with(enabled: false) {  // starting without a queue logs a warning
+            let recorder = EventRecorder()
+            let procedure = TestProcedure()
+            procedure.addObserver(recorder)
+            // Its didAttach runs inside the procedure's event context, so both calls queue their events.
+            procedure.addObserver(StartThenCancelOnAttach())
+            guard waitForAll(procedure) else { return }
+            #expect(recorder.kinds(for: procedure) == [.didAttach, .didCancel, .willFinish, .didFinish])
+            #expect(!procedure.didExecute)
+        }
+    }
+}
+
+/// On attach, starts the procedure and then cancels it, from inside the procedure's event context.
+private struct StartThenCancelOnAttach: ProcedureObserver {
+    func didAttach(to procedure: Procedure) {
+        procedure.start()
+        procedure.cancel()
+    }
 }

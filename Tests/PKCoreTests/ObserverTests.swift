@@ -209,6 +209,26 @@ struct ObserverTests {
         #expect(names == ["didAttach", "willExecute", "didExecute", "willFinish", "didFinish"])
     }
 
+    /// A WillExecute observer queues three events behind the phase (a cancel, a produce holding the pending-execute
+    /// token, an attach). Once the produce is processed, the procedure's own event list must not be what still
+    /// holds the token (its release would then run inside the procedure's lock). The procedure must finish
+    /// (cancelled, without executing) and the produced operation run.
+    @Test func tokenHeldByAnAlreadyProcessedEventIsNotReleasedUnderTheProceduresLock() {
+        let produced = DispatchSemaphore(value: 0)
+        let procedure = TestProcedure()
+        procedure.addWillExecuteBlockObserver { procedure, pendingExecute in
+            procedure.cancel()
+            try? procedure.produce(operation: BlockOperation { produced.signal() }, before: pendingExecute)
+            procedure.addObserver(EventRecorder())
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        guard waitForAll(procedure) else { return }
+        #expect(waitFor(produced, "the produced operation to run"))
+        #expect(procedure.isCancelled)
+        #expect(!procedure.didExecute)
+    }
+
     @Test func blockObserversReceiveTheProcedureTypedAsItsOwnClass() {
         let trail = Trail()
         let procedure = FieldsProcedure(marker: 7, label: Payload(text: "seven"))

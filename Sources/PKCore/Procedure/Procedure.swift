@@ -375,7 +375,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
                 processWillExecuteDone()
             }
         case .finish:
-            processBeginFinishing()
+            // Cancelled (or finished) before starting. A cancel that landed just before this event may still
+            // have its DidCancel work queued: finishing is queued behind it, so DidCancel observers come first.
+            submit(.beginFinishing)
         case .ignore(let state):
             log.warning("start() called on \(procedureName) in state \(state); ignored")
         case .notEnqueued:
@@ -446,7 +448,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     }
 
     private final func processWillFinishDone() {
-        let (errors, dependents, queueRef, observers, dependencies, exclusive) = storage.withLock { storage in
+        // Everything let go of here is moved out and released after the lock: a release can run user code (a
+        // condition's or a captured object's deinit), which must never run under the procedure's lock.
+        let (errors, dependents, queueRef, observers, dependencies, exclusive, released) = storage.withLock { storage in
             let errors = storage.machine.completeFinishing()
             let dependents = storage.dependents
             storage.dependents = []
@@ -454,12 +458,14 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             storage.queueRef = nil
             let dependencies = storage.dependencies
             storage.dependencies = []
+            let released = (storage.conditions, storage.producer)
             storage.conditions = []
             storage.producer = nil
             let exclusive = storage.requestedExclusivity
             storage.requestedExclusivity = false
-            return (errors, dependents, queueRef, storage.observers, dependencies, exclusive)
+            return (errors, dependents, queueRef, storage.observers, dependencies, exclusive, released)
         }
+        withExtendedLifetime(released) {}
         WorkerLoop.procedureIsFinishing(self)
         // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
         willChangeValue(forKey: "isFinished")
@@ -469,10 +475,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         procedureDidFinish(withErrors: errors)
         if exclusive { ExclusivityManager.shared.release(ObjectIdentifier(self)) }
         if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }
-        let waiters = storage.withLock { storage -> FinishWaiters in
+        let (waiters, attached) = storage.withLock { storage -> (FinishWaiters, ObserverList) in
+            let attached = storage.observers
             storage.observers = ObserverList()
-            return storage.finishWaiters.close()
+            return (storage.finishWaiters.close(), attached)
         }
+        withExtendedLifetime(attached) {}  // released here, outside the lock
         waiters.resumeAll()
         if errors.isEmpty {
             log.verbose("did finish without errors")

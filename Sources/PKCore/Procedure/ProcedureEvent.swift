@@ -42,7 +42,9 @@ struct EventLoopState {
     /// `finish()` inside `execute()`) allocates nothing.
     private var first: ProcedureEvent?
     /// Further queued events, after `first`.
-    private var rest: [ProcedureEvent] = []
+    /// Popped slots are emptied at once: an event's payload (a pending-event token, say) must never be released
+    /// by this list, which lives under the procedure's lock.
+    private var rest: [ProcedureEvent?] = []
     private var restHead = 0
 
     /// Queues `event`, or returns `true` when the caller should become the drainer and run it now.
@@ -69,7 +71,7 @@ struct EventLoopState {
             return event
         }
         guard restHead < rest.count else { return nil }
-        let event = rest[restHead]
+        let event = rest[restHead].take()
         restHead += 1
         if restHead == rest.count {
             rest.removeAll(keepingCapacity: false)
