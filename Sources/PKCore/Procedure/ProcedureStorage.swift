@@ -16,26 +16,25 @@ enum Readiness {
 
 /// Everything mutable about a procedure, guarded by the procedure's one mutex.
 struct ProcedureStorage {
+    // Field order packs the layout: the one-byte fields fill the tail of `machine`, and the 9-byte optional sits
+    // near the end. (Every procedure carries this, so bytes count: see the W9 benchmark.)
     var machine: ProcedureStateMachine
+    var tokenReleasedInPhase = false
+    /// Whether the procedure asked the exclusivity manager for categories (and has not released them).
+    var requestedExclusivity = false
+    var readiness = Readiness.notEnqueued
     var loop = EventLoopState()
     var observers = ObserverList()
-    /// The pending-event token of the "will" phase being delivered right now, and whether its last reference
-    /// went during the phase (the phase then continues inline).
-    var tokenInPhase: ObjectIdentifier?
-    var tokenReleasedInPhase = false
     var dependencies: [Operation] = []
     var conditions: [Condition] = []
     /// The evaluation under way, so that cancelling can abandon it.
     var evaluation: ConditionEvaluator?
-    /// Whether the procedure asked the exclusivity manager for categories (and has not released them).
-    var requestedExclusivity = false
     /// The categories it asked for, kept so the request can be made again after a suspension released it.
     var exclusiveCategories: Set<String> = []
     /// The procedure that produced this one (through `produce(operation:)`), held until this one finishes.
     var producer: Procedure?
     /// Waiters registered on this procedure; notified once when it finishes, then dropped.
     var dependents: [any DependencyWaiter] = []
-    var readiness = Readiness.notEnqueued
     /// Unfinished dependencies while `readiness == .waiting`, plus one while enqueueing is in progress.
     var unfinishedDependencies = 0
     /// The queue, from enqueue until finished. Not retained: a queue keeps itself alive while it has outstanding
@@ -52,6 +51,9 @@ struct ProcedureStorage {
     }
     /// The settings are large (writer and formatter existentials), so they live in a box: one pointer here.
     private var logSettingsBox: LogSettingsBox?
+    /// The pending-event token of the "will" phase being delivered right now; `tokenReleasedInPhase` says whether
+    /// its last reference went during the phase (the phase then continues inline).
+    var tokenInPhase: ObjectIdentifier?
     /// Async waiters; closed once the procedure has completely finished (after DidFinish observers).
     var finishWaiters = FinishWaiters()
 
