@@ -1,8 +1,7 @@
 import Foundation
 
-/// The closure of an observer added with one of the `add…BlockObserver` methods (without a synchronizer),
-/// stored without a generic wrapper: the procedure's type is restored inside the closure, which the method
-/// built knowing it.
+/// The closure of an observer added with one of the `add…BlockObserver` methods, stored without a generic
+/// wrapper (see "Typed blocks" below); a synchronizer, if any, is kept beside it by `AnyProcedureObserver`.
 @usableFromInline
 enum ObserverBlock: Sendable {
     case willExecute(@Sendable (Procedure, PendingEvent) -> Void)

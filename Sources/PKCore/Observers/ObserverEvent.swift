@@ -10,14 +10,40 @@ enum ObserverEvent {
     case didAdd(Operation)
     case willFinish([any Error], PendingEvent)
     case didFinish([any Error])
+
+    /// The kind of callback this is.
+    var kind: ObserverEventKinds {
+        switch self {
+        case .didAttach: .didAttach
+        case .willExecute: .willExecute
+        case .didExecute: .didExecute
+        case .didCancel: .didCancel
+        case .willAdd: .willAdd
+        case .didAdd: .didAdd
+        case .willFinish: .willFinish
+        case .didFinish: .didFinish
+        }
+    }
 }
 
-/// A type-erased observer: a block from an `add…BlockObserver` method, or any ``ProcedureObserver`` whose
-/// procedure type was checked once, when it was attached.
+/// A type-erased observer: a block from an `add…BlockObserver` method (possibly run inside a synchronizer), or
+/// any ``ProcedureObserver`` whose procedure type was checked once, when it was attached.
 struct AnyProcedureObserver: Sendable {
     private enum Storage {
         case block(ObserverBlock)
+        case synchronizedBlock(SynchronizedBlock)
         case observer(@Sendable (ObserverEvent, Procedure) -> Void)
+    }
+
+    /// A block that runs inside a synchronizer (boxed, so the common unsynchronized block stays small).
+    private final class SynchronizedBlock: Sendable {
+        let block: ObserverBlock
+        let synchronizer: any ObserverSynchronizer
+
+        init(block: ObserverBlock, synchronizer: any ObserverSynchronizer) {
+            self.block = block
+            self.synchronizer = synchronizer
+        }
     }
 
     private let storage: Storage
@@ -26,12 +52,17 @@ struct AnyProcedureObserver: Sendable {
     var kinds: ObserverEventKinds {
         switch storage {
         case .block(let block): block.kind
+        case .synchronizedBlock(let box): box.block.kind
         case .observer: .all
         }
     }
 
-    init(_ block: ObserverBlock) {
-        storage = .block(block)
+    init(_ block: ObserverBlock, synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil) {
+        if let synchronizer {
+            storage = .synchronizedBlock(SynchronizedBlock(block: block, synchronizer: synchronizer))
+        } else {
+            storage = .block(block)
+        }
     }
 
     init<O: ProcedureObserver>(_ observer: O) {
@@ -39,11 +70,7 @@ struct AnyProcedureObserver: Sendable {
             storage = .observer { event, procedure in
                 // The procedure's type was checked in `addObserver`, so the cast cannot fail.
                 let typed = unsafeDowncast(procedure, to: O.Procedure.self)
-                if (synchronizer as? Procedure) === procedure {
-                    Self.dispatch(event, to: observer, typed)
-                } else {
-                    synchronizer.synchronize { Self.dispatch(event, to: observer, typed) }
-                }
+                Self.run(in: synchronizer, for: procedure) { Self.dispatch(event, to: observer, typed) }
             }
         } else {
             storage = .observer { event, procedure in
@@ -71,7 +98,22 @@ struct AnyProcedureObserver: Sendable {
     func send(_ event: ObserverEvent, to procedure: Procedure) {
         switch storage {
         case .block(let block): block.send(event, to: procedure)
+        case .synchronizedBlock(let box):
+            guard box.block.kind == event.kind else { return }
+            Self.run(in: box.synchronizer, for: procedure) { box.block.send(event, to: procedure) }
         case .observer(let deliver): deliver(event, procedure)
+        }
+    }
+
+    /// Runs `body` inside `synchronizer`, or at once when the synchronizer is the procedure itself (its own
+    /// events already hold its context).
+    private static func run(
+        in synchronizer: any ObserverSynchronizer, for procedure: Procedure, _ body: () -> Void
+    ) {
+        if (synchronizer as? Procedure) === procedure {
+            body()
+        } else {
+            synchronizer.synchronize(body)
         }
     }
 }

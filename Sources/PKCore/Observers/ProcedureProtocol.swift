@@ -22,11 +22,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, PendingExecuteEvent) -> Void
     ) {
-        guard let synchronizer else {
-            addObserver(block: .willExecute(typed: block))
-            return
-        }
-        addObserver(SingleEventObserver<Self>(block: .willExecute(block), eventQueue: synchronizer))
+        addObserver(block: .willExecute(typed: block), synchronizedWith: synchronizer)
     }
 
     /// Adds an observer whose `block` runs after `execute()` returns.
@@ -35,11 +31,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self) -> Void
     ) {
-        guard let synchronizer else {
-            addObserver(block: .didExecute(typed: block))
-            return
-        }
-        addObserver(SingleEventObserver<Self>(block: .didExecute(block), eventQueue: synchronizer))
+        addObserver(block: .didExecute(typed: block), synchronizedWith: synchronizer)
     }
 
     /// Adds an observer whose `block` runs after the procedure is cancelled, with the cancel errors.
@@ -48,11 +40,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error]) -> Void
     ) {
-        guard let synchronizer else {
-            addObserver(block: .didCancel(typed: block))
-            return
-        }
-        addObserver(SingleEventObserver<Self>(block: .didCancel(block), eventQueue: synchronizer))
+        addObserver(block: .didCancel(typed: block), synchronizedWith: synchronizer)
     }
 
     /// Adds an observer whose `block` runs before the procedure adds an operation to its queue.
@@ -61,11 +49,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, Operation) -> Void
     ) {
-        guard let synchronizer else {
-            addObserver(block: .willAdd(typed: block))
-            return
-        }
-        addObserver(SingleEventObserver<Self>(block: .willAdd(block), eventQueue: synchronizer))
+        addObserver(block: .willAdd(typed: block), synchronizedWith: synchronizer)
     }
 
     /// Adds an observer whose `block` runs after the procedure added an operation to its queue.
@@ -74,11 +58,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, Operation) -> Void
     ) {
-        guard let synchronizer else {
-            addObserver(block: .didAdd(typed: block))
-            return
-        }
-        addObserver(SingleEventObserver<Self>(block: .didAdd(block), eventQueue: synchronizer))
+        addObserver(block: .didAdd(typed: block), synchronizedWith: synchronizer)
     }
 
     /// Adds an observer whose `block` runs before the procedure finishes, with its errors and the token.
@@ -87,11 +67,7 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error], PendingFinishEvent) -> Void
     ) {
-        guard let synchronizer else {
-            addObserver(block: .willFinish(typed: block))
-            return
-        }
-        addObserver(SingleEventObserver<Self>(block: .willFinish(block), eventQueue: synchronizer))
+        addObserver(block: .willFinish(typed: block), synchronizedWith: synchronizer)
     }
 
     /// Adds an observer whose `block` runs after the procedure finished, with its errors.
@@ -100,10 +76,6 @@ extension ProcedureProtocol where Self: Procedure {
         synchronizedWith synchronizer: (any ObserverSynchronizer)? = nil,
         block: @escaping @Sendable (Self, [any Error]) -> Void
     ) {
-        guard let synchronizer else {
-            addObserver(block: .didFinish(typed: block))
-            return
-        }
-        addObserver(SingleEventObserver<Self>(block: .didFinish(block), eventQueue: synchronizer))
+        addObserver(block: .didFinish(typed: block), synchronizedWith: synchronizer)
     }
 }

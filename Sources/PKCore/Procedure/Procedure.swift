@@ -852,12 +852,13 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         submit(.attach(AnyProcedureObserver(observer)))
     }
 
-    /// Adds a block observer (see `ProcedureProtocol`'s `add…BlockObserver` methods). A block has no `didAttach`,
-    /// so while no event is under way or queued (the usual case: configuring a procedure before enqueueing it) it
-    /// is simply appended; otherwise it is attached in the event context like any observer.
+    /// Adds a block observer (see `ProcedureProtocol`'s `add…BlockObserver` methods), run inside `synchronizer`
+    /// when one is given. A block has no `didAttach`, so while no event is under way or queued (the usual case:
+    /// configuring a procedure before enqueueing it) it is simply appended; otherwise it is attached in the event
+    /// context like any observer.
     @usableFromInline
-    final func addObserver(block: ObserverBlock) {
-        let observer = AnyProcedureObserver(block)
+    final func addObserver(block: ObserverBlock, synchronizedWith synchronizer: (any ObserverSynchronizer)?) {
+        let observer = AnyProcedureObserver(block, synchronizedWith: synchronizer)
         let appended = storage.withLock { storage -> Bool in
             guard storage.loop.isIdle, storage.machine.state != .finished else { return false }
             storage.observers.append(observer)
