@@ -1,13 +1,16 @@
 import Foundation
-import PKTesting
+import PKCore
 import Testing
 
+// Waiting helpers for this package's own Swift Testing suites: each waits with a timeout and records an issue
+// (instead of hanging) when the wait runs out. `package`, not public: they are not part of PKTesting's API.
+
 /// The longest any test waits for something that should happen quickly; reaching it means a hang, and fails.
-let hangTimeout: TimeInterval = 20
+package let hangTimeout: TimeInterval = 20
 
 /// Blocks until every procedure has finished; records an issue (instead of hanging) after `timeout`.
 @discardableResult
-func waitForAll(
+package func waitForAll(
     _ procedures: [Procedure], timeout: TimeInterval = hangTimeout, sourceLocation: SourceLocation = #_sourceLocation
 ) -> Bool {
     let finished = ProcedureWaiter.wait(for: procedures, timeout: timeout)
@@ -18,15 +21,17 @@ func waitForAll(
     return finished
 }
 
-/// Blocks until every procedure has finished; records an issue (instead of hanging) after ``hangTimeout``.
+/// Blocks until every procedure has finished; records an issue (instead of hanging) after `timeout`.
 @discardableResult
-func waitForAll(_ procedures: Procedure..., sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-    waitForAll(procedures, sourceLocation: sourceLocation)
+package func waitForAll(
+    _ procedures: Procedure..., timeout: TimeInterval = hangTimeout, sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    waitForAll(procedures, timeout: timeout, sourceLocation: sourceLocation)
 }
 
 /// Waits on a semaphore; records an issue (instead of hanging) after `timeout`.
 @discardableResult
-func waitFor(
+package func waitFor(
     _ semaphore: DispatchSemaphore, _ what: String, timeout: TimeInterval = hangTimeout,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> Bool {
@@ -37,7 +42,7 @@ func waitFor(
 
 /// Waits until the queue is empty, failing (instead of hanging) after `timeout`.
 @discardableResult
-func waitUntilEmpty(
+package func waitUntilEmpty(
     _ queue: ProcedureQueue, timeout: TimeInterval = hangTimeout, sourceLocation: SourceLocation = #_sourceLocation
 ) -> Bool {
     let done = DispatchSemaphore(value: 0)
@@ -46,26 +51,4 @@ func waitUntilEmpty(
         done.signal()
     }
     return waitFor(done, "the queue to empty", timeout: timeout, sourceLocation: sourceLocation)
-}
-
-/// A category no other test uses: the exclusivity manager is process-wide and tests run in parallel.
-func uniqueCategory(_ label: String = #function) -> String {
-    "\(label)-\(UUID().uuidString)"
-}
-
-extension Procedure {
-    /// The first error as a `ProcedureKitError`, if it is one.
-    var kitError: ProcedureKitError? { error as? ProcedureKitError }
-}
-
-extension Pending where T == ConditionResult {
-    /// `"satisfied"`, `"ignored"`, `"failed"` or `"pending"`, for comparing outputs.
-    var outcome: String {
-        switch self {
-        case .pending: "pending"
-        case .ready(.success(true)): "satisfied"
-        case .ready(.success(false)): "ignored"
-        case .ready(.failure): "failed"
-        }
-    }
 }
