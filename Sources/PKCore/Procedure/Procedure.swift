@@ -310,15 +310,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     ) {
         do {
             let token = PendingEvent(kind: kind, procedure: self, continuation: continuation)
-            storage.withLock {
-                $0.tokenInPhase = ObjectIdentifier(token)
-                $0.tokenReleasedInPhase = false
-            }
+            storage.withLock { $0.willPhase = .delivering(ObjectIdentifier(token)) }
             deliver(token)
         }
         let releasedInPhase = storage.withLock { storage -> Bool in
-            storage.tokenInPhase = nil
-            return storage.tokenReleasedInPhase
+            defer { storage.willPhase = .idle }
+            return storage.willPhase == .releasedDuringDelivery
         }
         if releasedInPhase { process(continuation) }
     }
@@ -327,8 +324,8 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// afterwards the continuation is submitted from here.
     final func pendingEventReleased(_ token: ObjectIdentifier, continuation: ProcedureEvent) {
         let inPhase = storage.withLock { storage -> Bool in
-            guard storage.tokenInPhase == token else { return false }
-            storage.tokenReleasedInPhase = true
+            guard storage.willPhase == .delivering(token) else { return false }
+            storage.willPhase = .releasedDuringDelivery
             return true
         }
         if !inPhase { submit(continuation) }

@@ -16,10 +16,9 @@ enum Readiness {
 
 /// Everything mutable about a procedure, guarded by the procedure's one mutex.
 struct ProcedureStorage {
-    // Field order packs the layout: the one-byte fields fill the tail of `machine`, and the 9-byte optional sits
-    // near the end. (Every procedure carries this, so bytes count: see the W9 benchmark.)
+    // Field order packs the layout: the one-byte fields fill the tail of `machine`, and the fields with a tag
+    // byte of their own come last. (Every procedure carries this, so bytes count: see the W9 benchmark.)
     var machine: ProcedureStateMachine
-    var tokenReleasedInPhase = false
     /// Whether the procedure asked the exclusivity manager for categories (and has not released them).
     var requestedExclusivity = false
     var readiness = Readiness.notEnqueued
@@ -51,11 +50,10 @@ struct ProcedureStorage {
     }
     /// The settings are large (writer and formatter existentials), so they live in a box: one pointer here.
     private var logSettingsBox: LogSettingsBox?
-    /// The pending-event token of the "will" phase being delivered right now; `tokenReleasedInPhase` says whether
-    /// its last reference went during the phase (the phase then continues inline).
-    var tokenInPhase: ObjectIdentifier?
     /// Async waiters; closed once the procedure has completely finished (after DidFinish observers).
     var finishWaiters = FinishWaiters()
+    /// Where the "will" phase being delivered right now stands (see ``WillPhase``).
+    var willPhase = WillPhase.idle
 
     init(automaticFinishingDisabled: Bool) {
         machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)
@@ -69,4 +67,14 @@ final class LogSettingsBox {
     init(_ value: ProcedureLogSettings) {
         self.value = value
     }
+}
+
+/// A "will" phase's delivery, for deciding who runs its continuation.
+enum WillPhase: Equatable {
+    /// No phase is being delivered.
+    case idle
+    /// The phase is handing out the token with this identity.
+    case delivering(ObjectIdentifier)
+    /// The token's last reference went while the phase was still delivering: the phase continues inline.
+    case releasedDuringDelivery
 }
