@@ -450,11 +450,11 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         let (errors, dependents, queueRef, observers, dependencies, exclusive, released) = storage.withLock { storage in
             let errors = storage.machine.completeFinishing()
             let dependents = storage.dependents
-            storage.dependents = []
+            storage.dependents = SmallList()
             let queueRef = storage.queueRef
             storage.queueRef = nil
             let dependencies = storage.dependencies
-            storage.dependencies = []
+            storage.dependencies = SmallList()
             let released = (storage.conditions, storage.producer)
             storage.conditions = []
             storage.producer = nil
@@ -493,7 +493,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     /// Drops a list of operations without recursing down long chains of unstarted procedures: a procedure that
     /// only this list references hands its own dependencies to the list before it is released.
-    private final func releaseIteratively(_ operations: [Operation]) {
+    private final func releaseIteratively(_ operations: consuming SmallList<Operation>) {
         var pending = operations
         while var operation = pending.popLast() {
             guard isKnownUniquelyReferenced(&operation), let procedure = operation as? Procedure else { continue }
@@ -501,10 +501,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         }
     }
 
-    private final func takeDependencies() -> [Operation] {
+    private final func takeDependencies() -> SmallList<Operation> {
         storage.withLock { storage in
             let dependencies = storage.dependencies
-            storage.dependencies = []
+            storage.dependencies = SmallList()
             return dependencies
         }
     }
@@ -574,7 +574,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     /// The direct dependencies, in the order they were added. Empty once the procedure has finished.
     public final override var dependencies: [Operation] {
-        storage.withLock { $0.dependencies }
+        storage.withLock { $0.dependencies.array }
     }
 
     // MARK: - Enqueueing (called by ProcedureQueue)
@@ -616,7 +616,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Returns `true` when the procedure is still waiting afterwards.
     @discardableResult
     final func didEnqueue() -> Bool {
-        let dependencies = storage.withLock { storage -> [Operation] in
+        let dependencies = storage.withLock { storage -> SmallList<Operation> in
             storage.machine.didEnqueue()
             storage.readiness = .waiting
             storage.unfinishedDependencies = storage.dependencies.count + 1

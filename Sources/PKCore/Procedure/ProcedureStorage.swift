@@ -24,7 +24,8 @@ struct ProcedureStorage {
     var readiness = Readiness.notEnqueued
     var loop = EventLoopState()
     var observers = ObserverList()
-    var dependencies: [Operation] = []
+    /// The direct dependencies, in the order they were added (most procedures have at most one).
+    var dependencies = SmallList<Operation>()
     var conditions: [Condition] = []
     /// The evaluation under way, so that cancelling can abandon it.
     var evaluation: ConditionEvaluator?
@@ -33,7 +34,7 @@ struct ProcedureStorage {
     /// The procedure that produced this one (through `produce(operation:)`), held until this one finishes.
     var producer: Procedure?
     /// Waiters registered on this procedure; notified once when it finishes, then dropped.
-    var dependents: [any DependencyWaiter] = []
+    var dependents = SmallList<any DependencyWaiter>()
     /// Unfinished dependencies while `readiness == .waiting`, plus one while enqueueing is in progress.
     var unfinishedDependencies = 0
     /// The queue, from enqueue until finished. Not retained: a queue keeps itself alive while it has outstanding
