@@ -58,6 +58,27 @@ struct LeakTests {
         await PKExpectReleased(leaks)
     }
 
+    @Test func manyDroppedQueuesRunTheirWorkAndAreAllReleased() async {
+        // Each queue is let go of at once, while its worker loops may still be waiting for a thread: a waiting
+        // loop keeps its queue alive, and the queue goes once the last loop has ended.
+        let leaks = LeakCheck()
+        var procedures: [Procedure] = []
+        for index in 0..<200 {
+            let queue = ProcedureQueue(maxConcurrentOperationCount: index % 3 + 1)
+            leaks.track(queue, name: "queue \(index)")
+            for _ in 0..<4 {
+                let procedure = BlockProcedure {}
+                procedures.append(procedure)
+                queue.add(procedure: procedure)
+            }
+        }
+        for procedure in procedures {
+            await procedure.waitUntilFinished()
+            PKExpectProcedureFinished(procedure)
+        }
+        await PKExpectReleased(leaks)
+    }
+
     @Test func tenThousandLongChainRunsAndDeallocates() async {
         let count = 10_000
         let leaks = LeakCheck()

@@ -29,6 +29,9 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Mirrors `underlyingQueue != nil`, so the execute path checks it without the lock.
     private let hasUnderlyingQueue = Atomic<Bool>(false)
     private static let underlyingKey = DispatchSpecificKey<UnderlyingQueueToken>()
+    /// The block every worker loop of this queue is dispatched with (see ``WorkerLoop/spawn(for:on:)``). Made
+    /// once: a closure literal would cost a context and a block copy on every dispatch.
+    let loopBlock: @convention(block) @Sendable () -> Void
 
     /// Creates a queue.
     public init(
@@ -41,6 +44,9 @@ public final class ProcedureQueue: @unchecked Sendable {
         initial.qualityOfService = qualityOfService
         initial.maxConcurrentOperationCount = maxConcurrentOperationCount
         state = ContendedMutex(initial)
+        let entry = WorkerLoop.Entry()
+        loopBlock = { WorkerLoop.runDispatched(entry) }
+        entry.queue = Unmanaged.passUnretained(self)
         self.underlyingQueue = underlyingQueue
     }
 
@@ -333,6 +339,11 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
         return work
+    }
+
+    /// Where the queue's work runs now: its `underlyingQueue`, or the global queue for its quality of service.
+    var dispatchTarget: DispatchQueue {
+        state.withLock { $0.dispatchQueue }
     }
 
     /// The queue's `underlyingQueue` when the calling thread is not running on it, so `execute()` must hop there.

@@ -58,13 +58,29 @@ enum WorkerLoop {
         pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self)
     }
 
-    /// Dispatches a loop that takes ready work from `queue` when it starts; the caller has counted it in the
-    /// queue's `pendingLoops`.
-    static func spawn(for queue: ProcedureQueue, on target: DispatchQueue) {
-        target.async { run(queue, first: nil, on: target) }
+    /// Where a queue's ``ProcedureQueue/loopBlock`` finds its queue: set once, in the queue's initializer.
+    final class Entry: @unchecked Sendable {
+        // @unchecked Sendable: `queue` is written once, in the queue's init, before the block can run; it is not
+        // retained (the queue holds this entry through its block), and a dispatched loop's queue is kept alive
+        // by the reference ``spawn(for:on:)`` took for it.
+        var queue: Unmanaged<ProcedureQueue>?
     }
 
-    private static func run(_ queue: ProcedureQueue, first: Work?, on target: DispatchQueue) {
+    /// Dispatches a loop that takes ready work from `queue` when it starts; the caller has counted it in the
+    /// queue's `pendingLoops`. The pending loop holds a reference to the queue until it ends.
+    static func spawn(for queue: ProcedureQueue, on target: DispatchQueue) {
+        _ = Unmanaged.passRetained(queue)
+        target.async(execute: queue.loopBlock)
+    }
+
+    /// The body of a dispatched loop: runs it, then gives back the reference ``spawn(for:on:)`` took.
+    static func runDispatched(_ entry: Entry) {
+        guard let reference = entry.queue else { return }
+        reference._withUnsafeGuaranteedRef { run($0, first: nil) }
+        reference.release()
+    }
+
+    private static func run(_ queue: ProcedureQueue, first: Work?) {
         var state = Slot(queue: ObjectIdentifier(queue))
         withUnsafeMutablePointer(to: &state) { slot in
             let previous = pthread_getspecific(key)
@@ -91,8 +107,9 @@ enum WorkerLoop {
                 }
                 remaining -= 1
                 if remaining == 0, let work = next {
-                    // Already taken (a member counted as running): the new block starts with it.
-                    target.async { run(queue, first: work, on: target) }
+                    // Already taken (a member counted as running): the new block starts with it, wherever the
+                    // queue's work runs now.
+                    queue.dispatchTarget.async { run(queue, first: work) }
                     return
                 }
             }
