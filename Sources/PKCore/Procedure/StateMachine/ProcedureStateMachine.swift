@@ -160,15 +160,22 @@ struct ProcedureStateMachine {
         case .initialized, .willEnqueue, .pending:
             guard isCancelled else { return .rejectNotStarted(state) }
             isFinishAccepted = true
-            errors.append(contentsOf: newErrors)
+            record(newErrors)
             return .deferUntilStart
         case .started, .executing:
             isFinishAccepted = true
-            errors.append(contentsOf: newErrors)
+            record(newErrors)
             return .beginFinishing
         case .finishing, .finished:
             return .ignoreDuplicate(state)
         }
+    }
+
+    /// Appends `newErrors` to ``errors``. Most finishes and cancels carry none, and appending an empty array to
+    /// an empty one still goes through the array's reallocation path, so that case is skipped.
+    private mutating func record(_ newErrors: [any Error]) {
+        guard !newErrors.isEmpty else { return }
+        errors.append(contentsOf: newErrors)
     }
 
     /// Enters `finishing`, returning the errors the procedure finishes with.
@@ -209,7 +216,7 @@ struct ProcedureStateMachine {
         switch state {
         case .initialized, .willEnqueue, .pending, .started, .executing:
             isCancelled = true
-            errors.append(contentsOf: newErrors)
+            record(newErrors)
             return .didCancel(wasPending: state == .pending)
         case .finishing, .finished:
             return .ignore
