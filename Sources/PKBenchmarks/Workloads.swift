@@ -157,6 +157,26 @@ func procedureQueueAwaitedByWorkers(_ count: Int, window: Int) {
     }
 }
 
+/// The floor under W10: the same `window` tasks, each awaiting, `count` times in all, a trivial block run on a
+/// global dispatch queue (what awaiting any work done off the task costs, with no procedure and no queue).
+func awaitedDispatchHops(_ count: Int, window: Int) {
+    let target = DispatchQueue.global()
+    blockingAsync {
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<window {
+                let share = count / window + (worker < count % window ? 1 : 0)
+                group.addTask {
+                    for _ in 0..<share {
+                        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                            target.async { continuation.resume() }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// One child task per procedure, in a sliding window of `window` tasks: the task group's own per-task cost is
 /// part of this figure.
 func procedureQueueAwaited(_ count: Int, window: Int) {

@@ -186,6 +186,7 @@ if selected("W10") {
             ("ProcedureQueue.run", { procedureQueueAwaitedByWorkers(sizes.awaited, window: window) }),
             ("TaskGroup(window 64)", { taskGroupIndependent(sizes.awaited, window: window) }),
             ("ProcedureQueue.run, task each", { procedureQueueAwaited(sizes.awaited, window: window) }),
+            ("await a Dispatch hop (floor)", { awaitedDispatchHops(sizes.awaited, window: window) }),
         ],
         target: { m in
             let tg = ratio(m, "ProcedureQueue.run", "TaskGroup(window 64)")
