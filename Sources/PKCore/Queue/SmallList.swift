@@ -86,7 +86,6 @@ struct SmallList<Element> {
         }
         self = kept
     }
-
 }
 
 extension SmallList: Sequence {
