@@ -142,37 +142,33 @@ func operationQueueFanIn(_ count: Int) {
     queue.waitUntilAllOperationsAreFinished()
 }
 
-/// `window` tasks, each awaiting `run` for its share of `count` procedures in turn: at most `window` in flight.
-func procedureQueueAwaitedByWorkers(_ count: Int, window: Int) {
-    let queue = ProcedureQueue()
+/// `window` tasks, each awaiting `step` in turn for its share of `count` steps: at most `window` in flight.
+func awaitedByWorkers(_ count: Int, window: Int, _ step: @escaping @Sendable () async -> Void) {
     blockingAsync {
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<window {
                 let share = count / window + (worker < count % window ? 1 : 0)
                 group.addTask {
-                    for _ in 0..<share { try? await queue.run(BlockProcedure {}) }
+                    for _ in 0..<share { await step() }
                 }
             }
         }
     }
 }
 
+/// `window` tasks, each awaiting `run` for its share of `count` procedures in turn.
+func procedureQueueAwaitedByWorkers(_ count: Int, window: Int) {
+    let queue = ProcedureQueue()
+    awaitedByWorkers(count, window: window) { try? await queue.run(BlockProcedure {}) }
+}
+
 /// The floor under W10: the same `window` tasks, each awaiting, `count` times in all, a trivial block run on a
 /// global dispatch queue (what awaiting any work done off the task costs, with no procedure and no queue).
 func awaitedDispatchHops(_ count: Int, window: Int) {
     let target = DispatchQueue.global()
-    blockingAsync {
-        await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<window {
-                let share = count / window + (worker < count % window ? 1 : 0)
-                group.addTask {
-                    for _ in 0..<share {
-                        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                            target.async { continuation.resume() }
-                        }
-                    }
-                }
-            }
+    awaitedByWorkers(count, window: window) {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            target.async { continuation.resume() }
         }
     }
 }

@@ -494,10 +494,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Drops a list of operations without recursing down long chains of unstarted procedures: a procedure that
     /// only this list references hands its own dependencies to the list before it is released.
     private final func releaseIteratively(_ operations: consuming SmallList<Operation>) {
-        var pending = operations
-        while var operation = pending.popLast() {
+        while var operation = operations.popLast() {
             guard isKnownUniquelyReferenced(&operation), let procedure = operation as? Procedure else { continue }
-            pending.append(contentsOf: procedure.takeDependencies())
+            operations.append(contentsOf: procedure.takeDependencies())
         }
     }
 

@@ -46,7 +46,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         state = ContendedMutex(initial)
         let entry = WorkerLoop.Entry()
         loopBlock = { WorkerLoop.runDispatched(entry) }
-        entry.queue = Unmanaged.passUnretained(self)
+        entry.queue.store(Unmanaged.passUnretained(self), ordering: .releasing)
         self.underlyingQueue = underlyingQueue
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -58,12 +59,11 @@ enum WorkerLoop {
         pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self)
     }
 
-    /// Where a queue's ``ProcedureQueue/loopBlock`` finds its queue: set once, in the queue's initializer.
-    final class Entry: @unchecked Sendable {
-        // @unchecked Sendable: `queue` is written once, in the queue's init, before the block can run; it is not
-        // retained (the queue holds this entry through its block), and a dispatched loop's queue is kept alive
-        // by the reference ``spawn(for:on:)`` took for it.
-        var queue: Unmanaged<ProcedureQueue>?
+    /// Where a queue's ``ProcedureQueue/loopBlock`` finds its queue: set once, in the queue's initializer. Not
+    /// retained (the queue holds this entry through its block); a dispatched loop's queue is kept alive by the
+    /// reference ``spawn(for:on:)`` took for it.
+    final class Entry: Sendable {
+        let queue = Atomic<Unmanaged<ProcedureQueue>?>(nil)
     }
 
     /// Dispatches a loop that takes ready work from `queue` when it starts; the caller has counted it in the
@@ -75,7 +75,7 @@ enum WorkerLoop {
 
     /// The body of a dispatched loop: runs it, then gives back the reference ``spawn(for:on:)`` took.
     static func runDispatched(_ entry: Entry) {
-        guard let reference = entry.queue else { return }
+        guard let reference = entry.queue.load(ordering: .acquiring) else { return }
         reference._withUnsafeGuaranteedRef { run($0, first: nil) }
         reference.release()
     }
