@@ -169,7 +169,7 @@ struct AsyncTests {
 
     @Test func eventsYieldTheLifecycleInOrderAndEnd() async {
         let procedure = TestProcedure()
-        let events = procedure.events
+        let events = procedure.lifecycleEvents()
         let queue = ProcedureQueue()
         queue.add(procedure: procedure)
         var names: [String] = []
@@ -180,7 +180,7 @@ struct AsyncTests {
     @Test func eventsOfACancelledProcedureIncludeDidCancelWithItsErrors() async {
         let error = TestError()
         let procedure = TestProcedure()
-        let events = procedure.events
+        let events = procedure.lifecycleEvents()
         procedure.cancel(with: error)
         let queue = ProcedureQueue()
         queue.add(procedure: procedure)
@@ -200,7 +200,7 @@ struct AsyncTests {
         queue.add(procedure: procedure)
         await procedure.waitUntilFinished()
         var names: [String] = []
-        for await event in procedure.events { names.append(event.description) }
+        for await event in procedure.lifecycleEvents() { names.append(event.description) }
         #expect(names == ["didAttach", "didFinish"])
     }
 

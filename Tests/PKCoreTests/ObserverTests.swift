@@ -201,7 +201,7 @@ struct ObserverTests {
 
     @Test func eventsStreamFromAProcedureAddedEarlierMatchesTheRecorder() async {
         let procedure = TestProcedure()
-        let stream = procedure.events
+        let stream = procedure.lifecycleEvents()
         let queue = ProcedureQueue()
         queue.add(procedure: procedure)
         var names: [String] = []

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One event in a procedure's life, as delivered by ``Procedure/events``.
+/// One event in a procedure's life, as delivered by ``Procedure/lifecycleEvents()``.
 public enum ProcedureLifecycleEvent: Sendable, CustomStringConvertible {
     /// The stream's observer was attached.
     case didAttach
@@ -58,9 +58,10 @@ private struct StreamObserver: ProcedureObserver {
 extension Procedure {
     /// The procedure's events from now on, ending after ``ProcedureLifecycleEvent/didFinish(_:)``.
     ///
-    /// Each access attaches a new observer, so take the sequence before enqueueing to see every event. Taken after
+    /// Each call attaches a new observer, so take the sequence before enqueueing to see every event. Taken after
     /// the procedure finished, it yields `didAttach` and `didFinish` and ends. Events are buffered without limit.
-    public var events: AsyncStream<ProcedureLifecycleEvent> {
+    /// (A method, not a property, so that subclasses keep the name `events` for themselves.)
+    public final func lifecycleEvents() -> AsyncStream<ProcedureLifecycleEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ProcedureLifecycleEvent.self)
         addObserver(StreamObserver(continuation: continuation))
         return stream

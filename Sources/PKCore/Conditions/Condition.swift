@@ -96,9 +96,13 @@ open class Condition: Hashable, CustomStringConvertible, @unchecked Sendable {
         state.withLock { $0.dependencies.append(operation) }
     }
 
-    /// Stops waiting for `operation`.
+    /// Stops waiting for `operation`, whether it was added with ``addDependency(_:)`` or produced with
+    /// ``produceDependency(_:)``.
     public final func removeDependency(_ operation: Operation) {
-        state.withLock { $0.dependencies.removeAll { $0 === operation } }
+        state.withLock {
+            $0.dependencies.removeAll { $0 === operation }
+            $0.producedDependencies.removeAll { $0 === operation }
+        }
     }
 
     /// Hands `operation` to the framework to run before evaluating. It must not be on a queue already.

@@ -44,6 +44,9 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case requirementNotSatisfied
         /// The procedure was started by something other than a ``ProcedureQueue``.
         case notStartedByProcedureQueue
+        /// A group could not take the named child: it was already on a queue (a procedure runs once), or it was a
+        /// plain operation that had already finished or was executing.
+        case childNotAdded(String)
         /// Several errors; the underlying errors are all of them.
         case multipleErrors
         /// An error with no further information.
@@ -93,6 +96,8 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
             base = "Mutual exclusion would deadlock: a producing procedure holds \(categories.joined(separator: ", "))"
         case .requirementNotSatisfied: base = "A requirement was not satisfied"
         case .notStartedByProcedureQueue: base = "The procedure was not started by a ProcedureQueue"
+        case .childNotAdded(let name):
+            base = "The group could not take its child \(name): it was already on a queue, executing or finished"
         case .multipleErrors: base = "Several errors"
         case .unknown: base = "Unknown error"
         }

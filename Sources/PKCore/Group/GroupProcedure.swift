@@ -10,12 +10,21 @@ import Foundation
 /// ```
 ///
 /// Children are the operations given at init, those added with ``addChild(_:before:)`` / `addChildren(_:before:)`
-/// until the group starts finishing, and the operations children produce. They do not start before the group
-/// executes. A finished child is released at once; ``children`` lists the unfinished ones.
+/// until the group starts finishing, and the operations children produce. The group takes them when it
+/// executes (children added later are taken at once): for each, in the group's event context,
+/// ``groupWillAdd(child:)`` runs, then the group's WillAddOperation observers, then the child goes onto the
+/// private queue, then the DidAddOperation observers run. So a group that never runs never takes its children,
+/// and observers added after init see every child. A child that cannot be taken (a procedure already on another
+/// queue, or a finished plain operation) is not run: the group records
+/// ``ProcedureKitError/Context/childNotAdded(_:)`` naming it and finishes with that error.
+///
+/// ``children`` lists the children not finished yet: a finished child is released at once (a group of 100,000
+/// children stays small), and its errors stay in the group's ``Procedure/errors``. Watch a group's DidAddOperation
+/// observers to see every child it ran.
 ///
 /// Errors: each child's errors go through ``transformChildErrorBlock`` and then
-/// ``child(_:willFinishWithErrors:)``, whose default collects them; the group finishes with everything collected.
-/// A cancelled group collects no child errors.
+/// ``child(_:willFinishWithErrors:)``, both serialized with the group's events; the default collects them, and the
+/// group finishes with everything collected. A cancelled group collects no child errors.
 ///
 /// Cancellation: cancelling the group cancels every child (procedures with
 /// ``ProcedureKitError/Context/parentCancelled``); a group cancelled before it starts still executes, so that its
@@ -25,12 +34,31 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     // are thread-safe themselves.
 
     struct GroupState {
+        enum Phase {
+            /// Not executed yet: children are held in `initial`.
+            case collecting
+            /// Executing: children are taken as they are added.
+            case running
+            /// Every child finished; the group is finishing and takes no more children.
+            case finishing
+        }
+
+        var phase = Phase.collecting
+        /// Children added before the group executed, taken when it executes.
+        var initial: [Operation] = []
+        /// Children being taken (counted in `outstanding`), not yet on the private queue.
+        var adding: [ObjectIdentifier: Operation] = [:]
+        /// Children being taken or on the private queue, not finished yet.
         var outstanding = 0
-        var hasStarted = false
-        var isFinishing = false
         var childErrors: [any Error] = []
         var transform: (@Sendable (Procedure, inout [any Error]) -> Void)?
         var isSuspended = false
+
+        /// Counts `children` as being taken.
+        mutating func reserve(_ children: [Operation]) {
+            outstanding += children.count
+            for child in children { adding[ObjectIdentifier(child)] = child }
+        }
     }
 
     let group = PKMutex(GroupState())
@@ -38,50 +66,109 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     let queue: ProcedureQueue
     private let coordinator: GroupCoordinator
 
-    /// Creates a group of `operations`.
-    public init(operations: [Operation]) {
-        queue = ProcedureQueue()
+    /// Creates a group of `operations`, whose children run on `dispatchQueue` when one is given (otherwise on a
+    /// global queue).
+    public init(dispatchQueue: DispatchQueue? = nil, operations: [Operation]) {
+        queue = ProcedureQueue(underlyingQueue: dispatchQueue)
         queue.isSuspended = true
         coordinator = GroupCoordinator()
         super.init(disableAutomaticFinishing: true)
         coordinator.group = self
         queue.delegate = coordinator
+        queue.owningGroup = self
         queue.name = "\(procedureName).children"
-        for operation in operations { queue.add(operation: operation, producedBy: self) }
+        group.withLock { $0.initial = operations }
     }
 
-    /// Creates a group of `operations`.
-    public convenience init(operations: Operation...) {
-        self.init(operations: operations)
+    /// Creates a group of `operations`, whose children run on `dispatchQueue` when one is given.
+    public convenience init(dispatchQueue: DispatchQueue? = nil, operations: Operation...) {
+        self.init(dispatchQueue: dispatchQueue, operations: operations)
     }
 
     // MARK: - Children
 
-    /// The children that have not finished yet.
-    public final var children: [Operation] { queue.operations }
+    /// The children that have not finished yet: those waiting for the group to execute, those being added, and
+    /// those on the private queue.
+    public final var children: [Operation] {
+        let held = group.withLock { $0.initial + $0.adding.values }
+        return held + queue.operations
+    }
 
     /// Adds a child. Allowed until the group starts finishing; later additions are refused with a warning.
     ///
-    /// If `pendingEvent` is given (for example a child's pending execute), that event is held until the child
-    /// has been added.
+    /// Before the group executes, the child is held and taken when it executes; afterwards it is taken at once.
+    /// A child added to a cancelled group is cancelled. If `pendingEvent` is given (for example a child's pending
+    /// execute), that event is held until the child has been added.
     public final func addChild(_ child: Operation, before pendingEvent: PendingEvent? = nil) {
         addChildren([child], before: pendingEvent)
     }
 
     /// Adds children. See ``addChild(_:before:)``.
     public final func addChildren(_ children: [Operation], before pendingEvent: PendingEvent? = nil) {
-        let refused = group.withLock { $0.isFinishing }
-        guard !refused else {
-            log.warning("\(procedureName) is finishing; \(children.count) child(ren) not added")
-            return
-        }
-        for child in children { queue.add(operation: child, producedBy: self) }
-        withExtendedLifetime(pendingEvent) {}
+        adopt(children, producedBy: self, before: pendingEvent)
     }
 
     /// Adds children. See ``addChild(_:before:)``.
     public final func addChildren(_ children: Operation..., before pendingEvent: PendingEvent? = nil) {
         addChildren(children, before: pendingEvent)
+    }
+
+    /// Takes `children` on behalf of `producer` (the group itself, or a child that produced them).
+    func adopt(_ children: [Operation], producedBy producer: Procedure, before pendingEvent: PendingEvent?) {
+        enum Outcome { case refused, held, taking }
+        let outcome = group.withLock { state -> Outcome in
+            switch state.phase {
+            case .finishing:
+                return .refused
+            case .collecting:
+                state.initial.append(contentsOf: children)
+                return .held
+            case .running:
+                state.reserve(children)
+                return .taking
+            }
+        }
+        switch outcome {
+        case .refused:
+            log.warning("\(procedureName) is finishing; \(children.count) child(ren) not added")
+        case .held:
+            if isCancelled { cancelChildren(children) }
+        case .taking:
+            let target = ProducedOperationTarget.children(producedBy: producer)
+            for child in children { submit(.produce(child, pendingEvent, target)) }
+        }
+        withExtendedLifetime(pendingEvent) {}
+    }
+
+    /// Called in the group's event context before a child's WillAddOperation observers, once per child. The
+    /// default does nothing.
+    open func groupWillAdd(child: Operation) {}
+
+    override func willAddChild(_ child: Operation) {
+        groupWillAdd(child: child)
+    }
+
+    override func addChildNow(_ child: Operation, producedBy producer: Procedure?) {
+        let added = queue.add(operation: child, producedBy: producer ?? self)
+        let error = added ? nil : ProcedureKitError(context: .childNotAdded(Self.name(of: child)))
+        let cancelled = isCancelled
+        group.withLock { state in
+            state.adding[ObjectIdentifier(child)] = nil
+            guard let error else { return }
+            state.outstanding -= 1
+            if !cancelled { state.childErrors.append(error) }
+        }
+        if let error {
+            log.warning("\(error); \(procedureName) finishes with this error")
+            finishIfDone()
+        } else if cancelled {
+            // Cancelled while the child was being taken: the cancel may have missed it, so cancel it here too.
+            cancelChildren([child])
+        }
+    }
+
+    private static func name(of operation: Operation) -> String {
+        (operation as? Procedure)?.procedureName ?? operation.name ?? String(describing: type(of: operation))
     }
 
     // MARK: - Settings forwarded to the children's queue
@@ -98,7 +185,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         set {
             let started = group.withLock { state -> Bool in
                 state.isSuspended = newValue
-                return state.hasStarted
+                return state.phase != .collecting
             }
             if started || newValue { queue.isSuspended = newValue }
         }
@@ -112,7 +199,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     // MARK: - Errors
 
-    /// Changes a child's errors before they are collected. Called in the child's finishing phase.
+    /// Changes a child's errors before they are collected. Called serialized with the group's events, in the
+    /// child's finishing phase, and not once the group is cancelled. The child keeps its own errors.
     public final var transformChildErrorBlock: (@Sendable (Procedure, inout [any Error]) -> Void)? {
         get { group.withLock { $0.transform } }
         set { group.withLock { $0.transform = newValue } }
@@ -128,19 +216,32 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     // MARK: - Lifecycle
 
-    /// Starts the children. Subclasses that override it must call `super.execute()`.
+    /// Takes the children added so far and starts them. Subclasses that override it must call `super.execute()`.
     open override func execute() {
-        let (finishNow, suspended) = group.withLock { state -> (Bool, Bool) in
-            state.hasStarted = true
-            return (state.outstanding == 0 && !state.isFinishing, state.isSuspended)
+        let (initial, suspended) = group.withLock { state -> ([Operation], Bool) in
+            guard state.phase == .collecting else { return ([], state.isSuspended) }
+            state.phase = .running
+            let initial = state.initial
+            state.initial = []
+            state.reserve(initial)
+            return (initial, state.isSuspended)
         }
         if !suspended { queue.isSuspended = false }
-        if finishNow { finishIfDone() }
+        // Queued behind `execute()` in the group's event context: each child goes through the add steps then.
+        let target = ProducedOperationTarget.children(producedBy: self)
+        for child in initial { submit(.produce(child, nil, target)) }
+        finishIfDone()
     }
 
     override func procedureWasCancelled(withErrors errors: [any Error]) {
-        let error = ProcedureKitError.parent(cancelledWithErrors: errors)
-        for child in queue.operations {
+        let held = group.withLock { $0.initial + $0.adding.values }
+        cancelChildren(held + queue.operations, errors: errors)
+    }
+
+    /// Cancels `children` because the group was cancelled (with `errors`, or with the group's errors).
+    private func cancelChildren(_ children: [Operation], errors: [any Error]? = nil) {
+        let error = ProcedureKitError.parent(cancelledWithErrors: errors ?? self.errors)
+        for child in children {
             if let procedure = child as? Procedure {
                 procedure.cancel(with: error)
             } else {
@@ -151,26 +252,17 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     // MARK: - Coordination (called by the coordinator, the children's queue delegate)
 
-    func childWillBeAdded(_ child: Operation) {
-        group.withLock { $0.outstanding += 1 }
-        if isCancelled {
-            if let procedure = child as? Procedure {
-                procedure.cancel(with: ProcedureKitError.parent(cancelledWithErrors: errors))
-            } else {
-                child.cancel()
-            }
-        }
-    }
-
     func childWillFinish(_ child: Procedure, withErrors errors: [any Error]) {
-        // A plain group does nothing for a child that finishes cleanly: skip the serialization (it is the
-        // expensive part when many children finish at once). Subclasses may override the hook, so they always
-        // get the call.
-        if errors.isEmpty && type(of: self) == GroupProcedure.self { return }
-        var errors = errors
-        if let transform = transformChildErrorBlock { transform(child, &errors) }
-        let transformed = errors
-        synchronize { self.child(child, willFinishWithErrors: transformed) }
+        let transform = transformChildErrorBlock
+        // A plain group does nothing for a child that finishes cleanly and has no transform: skip the
+        // serialization (it is the expensive part when many children finish at once). Subclasses may override
+        // the hook, so they always get the call.
+        if errors.isEmpty && transform == nil && type(of: self) == GroupProcedure.self { return }
+        synchronize {
+            var errors = errors
+            if let transform, !self.isCancelled { transform(child, &errors) }
+            self.child(child, willFinishWithErrors: errors)
+        }
     }
 
     func childDidFinish() {
@@ -180,8 +272,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     private func finishIfDone() {
         let errors = group.withLock { state -> [any Error]? in
-            guard state.hasStarted, state.outstanding == 0, !state.isFinishing else { return nil }
-            state.isFinishing = true
+            guard state.phase == .running, state.outstanding == 0 else { return nil }
+            state.phase = .finishing
             return state.childErrors
         }
         guard let errors else { return }
@@ -193,14 +285,6 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 final class GroupCoordinator: ProcedureQueueDelegate, @unchecked Sendable {
     // @unchecked Sendable: `group` is set once, in the group's init, before the queue can call back.
     weak var group: GroupProcedure?
-
-    func procedureQueue(_ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?) {
-        group?.childWillBeAdded(procedure)
-    }
-
-    func procedureQueue(_ queue: ProcedureQueue, willAddOperation operation: Operation, context: (any Sendable)?) {
-        group?.childWillBeAdded(operation)
-    }
 
     func procedureQueue(
         _ queue: ProcedureQueue, willFinishProcedure procedure: Procedure, withErrors errors: [any Error]

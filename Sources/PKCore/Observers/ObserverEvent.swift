@@ -113,7 +113,7 @@ struct AnyProcedureObserver: Sendable {
         if (synchronizer as? Procedure) === procedure {
             body()
         } else {
-            synchronizer.synchronize(body)
+            synchronizer.synchronizeObserverCallback(body)
         }
     }
 }

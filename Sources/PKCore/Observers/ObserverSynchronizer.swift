@@ -1,20 +1,66 @@
 import Dispatch
+import Foundation
 
-/// Something an observer's callbacks can be synchronized with (`synchronizedWith:`).
+/// Something an observer's callbacks can be synchronized with (`synchronizedWith:`): ProcedureKit's
+/// `QueueProvider`.
 ///
 /// While a synchronized callback runs, the observed procedure's events are held back, so the callback is
 /// serialized with both the procedure and the synchronizer. `DispatchQueue` and ``Procedure`` conform.
 public protocol ObserverSynchronizer: Sendable {
-    /// Runs `body` synchronously in this synchronizer's serial context and returns when it is done.
-    func synchronize(_ body: () -> Void)
+    /// Runs `callback` synchronously in this synchronizer's serial context and returns when it is done.
+    ///
+    /// Called on the thread delivering the observed procedure's event. When that thread is already inside this
+    /// synchronizer's context, `callback` must simply run (waiting for itself would deadlock).
+    func synchronizeObserverCallback(_ callback: () -> Void)
 }
 
+/// ProcedureKit's name for what an observer's callbacks are synchronized with.
+@available(*, deprecated, renamed: "ObserverSynchronizer")
+public typealias QueueProvider = ObserverSynchronizer
+
 extension DispatchQueue: ObserverSynchronizer {
-    /// Runs `body` with `sync`, as a barrier on concurrent queues, so it is serialized with the queue's work.
+    /// Runs `callback` with `sync`, as a barrier on concurrent queues, so it is serialized with the queue's work;
+    /// runs it directly when the calling thread is already running this queue's work (or, for the main queue,
+    /// is the main thread), because `sync` onto the current queue would deadlock.
     ///
-    /// Do not synchronize with the queue the observed procedure is itself blocking on; that deadlocks, as any
-    /// nested `sync` does.
-    public func synchronize(_ body: () -> Void) {
-        sync(flags: .barrier, execute: body)
+    /// Do not synchronize with a queue that is itself blocked waiting for the observed procedure; that deadlocks,
+    /// as any nested `sync` does.
+    public func synchronizeObserverCallback(_ callback: () -> Void) {
+        if isCurrentQueue {
+            callback()
+        } else {
+            sync(flags: .barrier, execute: callback)
+        }
+    }
+}
+
+extension DispatchQueue {
+    /// The value marking a queue so that work can tell whether it runs on it: set once per queue, on first use.
+    private final class Marker: Sendable {}
+
+    private static let markerKey = DispatchSpecificKey<Marker>()
+    /// Serializes the first marking of each queue, so two threads never give one queue two markers.
+    private static let marking = PKMutex(())
+    /// The main queue's marker; `DispatchQueue.main` is a new wrapper on every access on Linux, so identity
+    /// cannot tell it apart.
+    private static let mainMarker: Marker = DispatchQueue.main.marker
+
+    /// This queue's marker, set on first use.
+    private var marker: Marker {
+        if let marker = getSpecific(key: Self.markerKey) { return marker }
+        return Self.marking.withLock { _ in
+            if let marker = getSpecific(key: Self.markerKey) { return marker }
+            let marker = Marker()
+            setSpecific(key: Self.markerKey, value: marker)
+            return marker
+        }
+    }
+
+    /// Whether the calling thread is running this queue's work (directly, or through a queue targeting it). For
+    /// the main queue, being on the main thread counts: the main queue's work only ever runs there or inside it.
+    var isCurrentQueue: Bool {
+        let marker = self.marker
+        if DispatchQueue.getSpecific(key: Self.markerKey) === marker { return true }
+        return marker === Self.mainMarker && Thread.isMainThread
     }
 }

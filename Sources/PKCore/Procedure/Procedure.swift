@@ -339,9 +339,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .didCancel(let errors): processDidCancel(errors)
         case .beginFinishing: processBeginFinishing()
         case .willFinishDone: processWillFinishDone()
-        case .produce(let operation, let before, let queue): processProduce(operation, before: before, queue: queue)
-        case .addProduced(let operation, let before, let queue):
-            processAddProduced(operation, before: before, queue: queue)
+        case .produce(let operation, let before, let target): processProduce(operation, before: before, to: target)
+        case .addProduced(let operation, let before, let target):
+            processAddProduced(operation, before: before, to: target)
         case .executeNow: runExecute(observers: storage.withLock { $0.observers })
         case .run(let body): body()
         }
@@ -873,27 +873,49 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// or finished).
     public final func produce(operation: Operation, before: PendingEvent? = nil) throws {
         guard let queue = storage.withLock({ $0.queue }) else { throw ProcedureKitError.noQueue() }
-        submit(.produce(operation, before, queue))
+        submit(.produce(operation, before, .queue(queue)))
     }
 
-    private final func processProduce(_ operation: Operation, before: PendingEvent?, queue: ProcedureQueue) {
+    private final func processProduce(_ operation: Operation, before: PendingEvent?, to target: ProducedOperationTarget)
+    {
+        if case .children = target { willAddChild(operation) }
         let observers = storage.withLock { $0.observers }
         if observers.wants(.willAdd) {
-            runWillPhase(.addOperation, continuation: .addProduced(operation, before, queue)) { token in
+            runWillPhase(.addOperation, continuation: .addProduced(operation, before, target)) { token in
                 observers.send(.willAdd(operation, token), to: self)
             }
         } else {
-            processAddProduced(operation, before: before, queue: queue)
+            processAddProduced(operation, before: before, to: target)
         }
     }
 
-    /// Adds the produced operation to the queue the procedure was on when `produce` was called, even if the
-    /// procedure has finished meanwhile.
-    private final func processAddProduced(_ operation: Operation, before: PendingEvent?, queue: ProcedureQueue) {
-        queue.add(operation: operation, producedBy: self)
+    /// Adds the produced operation: to the queue the procedure was on when `produce` was called (even if the
+    /// procedure has finished meanwhile), or to a group's children. A group's private queue hands operations its
+    /// children produce to the group, which adds them in its own event context.
+    private final func processAddProduced(
+        _ operation: Operation, before: PendingEvent?, to target: ProducedOperationTarget
+    ) {
+        switch target {
+        case .queue(let queue):
+            if let group = queue.owningGroup {
+                group.adopt([operation], producedBy: self, before: before)
+            } else {
+                queue.add(operation: operation, producedBy: self)
+            }
+        case .children(let producer):
+            addChildNow(operation, producedBy: producer)
+        }
         withExtendedLifetime(before) {}
         let observers = storage.withLock { $0.observers }
         if observers.wants(.didAdd) { observers.send(.didAdd(operation), to: self) }
+    }
+
+    /// A group's hook before a child's WillAdd phase (``GroupProcedure/groupWillAdd(child:)``); nothing otherwise.
+    func willAddChild(_ child: Operation) {}
+
+    /// A group's step that puts a child on its private queue; only groups submit ``ProducedOperationTarget/children(producedBy:)``.
+    func addChildNow(_ child: Operation, producedBy producer: Procedure?) {
+        preconditionFailure("\(procedureName) is not a group; it has no children to add")
     }
 
     // MARK: - Async waiting
@@ -921,7 +943,12 @@ extension Procedure: ObserverSynchronizer {
     /// procedure runs meanwhile. Used to synchronize another procedure's observer with this one. Called from
     /// inside this procedure's own events, `body` simply runs. It waits while the procedure's events are held by
     /// an outstanding pending-event token.
-    public func synchronize(_ body: () -> Void) {
+    public func synchronizeObserverCallback(_ body: () -> Void) {
+        synchronize(body)
+    }
+
+    /// Runs `body` serialized with this procedure's events; see ``synchronizeObserverCallback(_:)``.
+    final func synchronize(_ body: () -> Void) {
         if DrainingProcedures.isDraining(self) {
             body()
             return

@@ -14,15 +14,22 @@ enum ProcedureEvent {
     case beginFinishing
     /// The WillFinish phase is over.
     case willFinishDone
-    /// Produce an operation onto the procedure's queue (captured when `produce` was called), holding `before`
-    /// until it is added.
-    case produce(Operation, PendingEvent?, ProcedureQueue)
+    /// Add an operation to `target` after the WillAdd phase, holding `before` until it is added.
+    case produce(Operation, PendingEvent?, ProducedOperationTarget)
     /// The WillAdd phase of a produce is over: add the operation.
-    case addProduced(Operation, PendingEvent?, ProcedureQueue)
+    case addProduced(Operation, PendingEvent?, ProducedOperationTarget)
     /// Run `execute()` now: the hop onto the queue's `underlyingQueue` has happened.
     case executeNow
     /// Run a block serialized with the procedure's events (used by `synchronize`).
     case run(@Sendable () -> Void)
+}
+
+/// Where an operation a procedure adds goes.
+enum ProducedOperationTarget {
+    /// The queue the procedure was on when it called `produce(operation:before:)`.
+    case queue(ProcedureQueue)
+    /// The procedure's own children: a ``GroupProcedure`` adding a child (its own, or one a child produced).
+    case children(producedBy: Procedure?)
 }
 
 /// The run-or-enqueue state of a procedure's serial event context.

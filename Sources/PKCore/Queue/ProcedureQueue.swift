@@ -234,12 +234,23 @@ public final class ProcedureQueue: @unchecked Sendable {
         for operation in operations { operation.waitUntilFinished() }
     }
 
-    func add(operation: Operation, producedBy producer: Procedure?) {
+    /// Adds `operation` on behalf of `producer`; returns `false` (adding nothing, with a warning) when it cannot
+    /// be added: a procedure already on a queue, or a plain operation that is executing, finished or depends on
+    /// itself.
+    @discardableResult
+    func add(operation: Operation, producedBy producer: Procedure?) -> Bool {
         if let procedure = operation as? Procedure {
-            add(procedure: procedure, context: producer)
+            return add(procedure: procedure, context: producer)
         } else {
-            add(plainOperation: operation, context: producer)
+            return add(plainOperation: operation, context: producer)
         }
+    }
+
+    /// The group whose children run on this queue, if it is a group's private queue. Operations a child produces
+    /// onto this queue are handed to the group, which adds them in its own event context.
+    var owningGroup: GroupProcedure? {
+        get { state.withLock { $0.owningGroup } }
+        set { state.withLock { $0.owningGroup = newValue } }
     }
 
     /// Tells the delegate, then the observers; a single atomic load when there are none.
@@ -249,8 +260,9 @@ public final class ProcedureQueue: @unchecked Sendable {
         subject.send(body)
     }
 
-    private func add(procedure: Procedure, context: Procedure?) {
-        guard procedure.prepareToEnqueue(on: self, producedBy: context) else { return }
+    @discardableResult
+    private func add(procedure: Procedure, context: Procedure?) -> Bool {
+        guard procedure.prepareToEnqueue(on: self, producedBy: context) else { return false }
         notify { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
         let member = QueueMember.procedure(procedure)
         if procedure.enqueueIfReadyAtOnce() {
@@ -269,13 +281,14 @@ public final class ProcedureQueue: @unchecked Sendable {
             if procedure.didEnqueue() { checkForStallSoon() }
         }
         notify { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
+        return true
     }
 
-    private func add(plainOperation operation: Operation, context: Procedure?) {
+    private func add(plainOperation operation: Operation, context: Procedure?) -> Bool {
         guard !operation.isFinished, !operation.isExecuting, operation.dependencies.allSatisfy({ $0 !== operation })
         else {
             Log.write(.warning, "\(operation) is executing, finished or depends on itself; not added")
-            return
+            return false
         }
         let node = OperationNode(operation: operation, queue: self)
         notify { $0.procedureQueue(self, willAddOperation: operation, context: context) }
@@ -285,6 +298,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
         node.enqueue()
         notify { $0.procedureQueue(self, didAddOperation: operation, context: context) }
+        return true
     }
 
     // MARK: - Scheduling

@@ -45,6 +45,8 @@ struct ProcedureQueueState {
     var underlyingToken: UnderlyingQueueToken?
     var name: String?
     weak var delegate: (any ProcedureQueueDelegate)?
+    /// The group whose private queue this is (see ``ProcedureQueue/owningGroup``).
+    weak var owningGroup: GroupProcedure?
     var stallCheckScheduled = false
     /// Procedures whose conditions a worker loop evaluates next (an evaluation takes no slot).
     var evaluations = FIFO<Procedure>()
