@@ -6,9 +6,9 @@
 ///
 /// - Satisfied (`true`): the procedure may execute.
 /// - Ignored (`false`): the procedure does not execute; it finishes cancelled with no error.
-/// - Failed (the block throws `E`): the procedure does not execute; it finishes cancelled with a
-///   `ProcedureKitError` whose context is `ProcedureKitError/Context/conditionFailed(condition:)` naming this
-///   condition and whose `ProcedureKitError/underlyingError` is `E`.
+/// - Failed (the block throws `E`): the procedure does not execute; it finishes cancelled with
+///   `ProcedureKitError.conditionFailed(with: E)` (context `conditionFailed`, `E` as its underlying error), as in
+///   ProcedureKit.
 ///
 /// The block is called synchronously from ``evaluate(procedure:completion:)``, on the framework's evaluation
 /// thread, once per evaluation. It cannot be interrupted: cancelling the procedure while the block runs only
@@ -36,7 +36,7 @@ public final class BlockCondition: Condition, @unchecked Sendable {
         do {
             completion(.success(try block()))
         } catch {
-            completion(.failure(error))
+            completion(.failure(ProcedureKitError.conditionFailed(with: error)))
         }
     }
 }

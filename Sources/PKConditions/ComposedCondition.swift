@@ -6,9 +6,8 @@
 /// own result. The composed condition reports the inner condition's mutually exclusive categories (with any of
 /// its own), so wrapping never loses a lock. Its own `Condition/output` is the reshaped result.
 ///
-/// Subclass it and override ``result(from:)`` to map the inner result. Inner failures reach ``result(from:)``
-/// already wrapped as `ProcedureKitError/Context/conditionFailed(condition:)` naming the inner condition (unless
-/// they were condition errors already).
+/// Subclass it and override ``result(from:)`` to map the inner result; inner failures reach it as the inner
+/// condition reported them.
 ///
 /// Threads: ``evaluate(procedure:completion:)`` returns at once; the completion runs on whichever thread delivers
 /// the inner result. Cancellation: when the evaluation this condition belongs to ends early (another condition

@@ -1,8 +1,6 @@
-/// A condition that always fails, with `ProcedureKitError/falseCondition()`.
+/// A condition that always fails, with `ProcedureKitError.FalseCondition()`.
 ///
-/// The procedure it is attached to never executes: it finishes cancelled with a `ProcedureKitError` whose
-/// context is `ProcedureKitError/Context/conditionFailed(condition:)` naming this condition (`"FalseCondition"`
-/// by default) and whose underlying error has the context `ProcedureKitError/Context/falseCondition`.
+/// The procedure it is attached to never executes: it finishes cancelled with that error.
 ///
 /// ``evaluate(procedure:completion:)`` completes synchronously on the calling evaluation thread; there is nothing
 /// to cancel.
@@ -22,8 +20,8 @@ public final class FalseCondition: Condition, @unchecked Sendable {
         }
     }
 
-    /// Completes with `.failure(ProcedureKitError.falseCondition())` at once, on the calling thread.
+    /// Completes with `.failure(ProcedureKitError.FalseCondition())` at once, on the calling thread.
     public override func evaluate(procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
-        completion(.failure(ProcedureKitError.falseCondition()))
+        completion(.failure(ProcedureKitError.FalseCondition()))
     }
 }

@@ -1,7 +1,7 @@
 /// A condition satisfied exactly when the wrapped condition is not: it inverts the result.
 ///
-/// - Inner satisfied → fails with `ProcedureKitError/conditionFailed(_:with:)` naming this condition
-///   (`"Not<inner>"`), so the procedure finishes cancelled with that error.
+/// - Inner satisfied → fails with `ProcedureKitError.conditionFailed()`, so the procedure finishes cancelled
+///   with that error.
 /// - Inner ignored or failed → satisfied, so the procedure may execute.
 ///
 /// ```swift
@@ -21,7 +21,7 @@ public final class NegatedCondition: ComposedCondition, @unchecked Sendable {
     /// Inverts the inner result.
     public override func result(from innerResult: ConditionResult) -> ConditionResult {
         switch innerResult {
-        case .success(true): .failure(ProcedureKitError.conditionFailed(conditionName))
+        case .success(true): .failure(ProcedureKitError.conditionFailed())
         case .success(false), .failure: .success(true)
         }
     }

@@ -13,8 +13,7 @@ import Foundation
 ///    error.
 /// 3. Otherwise it is satisfied.
 ///
-/// A failure reaches the procedure wrapped as `ProcedureKitError/Context/conditionFailed(condition:)` naming
-/// `"NoFailedDependencies"`, with the error above as its underlying error.
+/// The procedure is cancelled with that error as it is.
 ///
 /// ``evaluate(procedure:completion:)`` completes synchronously on the calling evaluation thread; there is nothing
 /// to cancel.

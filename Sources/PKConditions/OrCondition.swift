@@ -1,50 +1,24 @@
-/// A condition satisfied when any of its conditions is: the OR of a list.
+/// A condition satisfied when any of its conditions is: the OR of a list (see ``CompoundCondition``).
 ///
-/// The conditions are evaluated in a nested `ConditionEvaluator` in `ConditionEvaluator/Mode/any` mode, each
-/// with its own dependencies, produced dependencies and requirements. The first satisfied condition decides (the
-/// others are cancelled). Otherwise the results combine in order: when every condition failed the result is one
-/// `ProcedureKitError/Context/conditionsFailed` error holding all their errors; a failure with ignored results
-/// is that failure; all ignored, or an empty list, is ignored (the procedure does not execute, with no error).
-/// The categories are the union of the conditions' categories. Duplicate instances are kept once, in their first
-/// position. The name lists the conditions' names, such as `"Or<TrueCondition, FalseCondition>"`.
+/// The first satisfied condition decides. Otherwise, when every condition failed the result is one
+/// `ProcedureKitError.FailedConditions` holding all their errors (a single failure is reported as it is); with no
+/// failure, ignored results (or an empty list) ignore. The name lists the conditions' names, such as
+/// `"Or<TrueCondition, FalseCondition>"`.
 ///
 /// ```swift
 /// procedure.add(condition: isAdministrator || isOwner)
 /// ```
-///
-/// Threads: the completion runs on whichever thread delivers the deciding result. Cancellation: when the
-/// evaluation this condition belongs to ends early, the nested evaluation is cancelled (its produced dependencies
-/// still running are cancelled) and the completion is not called. Attach an instance to one procedure at a time.
-public final class OrCondition: Condition, @unchecked Sendable {
-    // @unchecked Sendable: `conditions` is immutable; `nested` is Sendable (it guards its evaluators with a
-    // PKMutex); the superclass guards its own state with its PKMutex.
-
-    /// The conditions, in order, without duplicates.
-    public let conditions: [Condition]
-
-    private let nested = NestedEvaluations()
+open class OrCondition: CompoundCondition, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own; CompoundCondition documents its locking.
 
     /// Creates the OR of `conditions`; duplicate instances are removed, keeping the first.
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions.withoutDuplicateInstances()
-        super.init()
-        name = "Or<\(self.conditions.map(\.conditionName).joined(separator: ", "))>"
+        super.init(orPredicateWith: conditions)
     }
 
-    /// The union of the conditions' categories, with any added to this condition directly.
-    public override var mutuallyExclusiveCategories: Set<String> {
-        get { conditions.reduce(super.mutuallyExclusiveCategories) { $0.union($1.mutuallyExclusiveCategories) } }
-        set { super.mutuallyExclusiveCategories = newValue }
-    }
-
-    /// Evaluates the conditions in a nested evaluator and completes with the combined result.
-    public override func evaluate(procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
-        nested.run(conditions, mode: .any, for: procedure, completion: completion)
-    }
-
-    /// Cancels the nested evaluation.
-    public override func evaluationWasCancelled() {
-        nested.cancelAll()
+    /// Creates the OR of `conditions`.
+    public convenience init(_ conditions: Condition...) {
+        self.init(conditions)
     }
 }
 

@@ -5,8 +5,7 @@
 /// - ``ConfirmationAnswer/declined`` → fails with ``UserConfirmationError/declined``;
 /// - ``ConfirmationAnswer/unavailable(reason:)`` → fails with ``UserConfirmationError/unavailable(_:)``.
 ///
-/// A failure reaches the procedure wrapped as `ProcedureKitError/Context/conditionFailed(condition:)` naming
-/// this condition (`"UserConfirmationCondition"` unless renamed).
+/// The procedure is cancelled with that error as it is.
 ///
 /// ```swift
 /// let wipe = WipeDatabaseProcedure()

@@ -1,7 +1,6 @@
 /// Why a ``UserConfirmationCondition`` failed.
 ///
-/// It reaches the procedure as the underlying error of a `ProcedureKitError` whose context is
-/// `ProcedureKitError/Context/conditionFailed(condition:)`.
+/// The procedure is cancelled with it as it is.
 public enum UserConfirmationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The person declined.
     case declined

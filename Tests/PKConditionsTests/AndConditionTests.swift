@@ -55,13 +55,13 @@ struct AndConditionTests {
         let procedure = run(TrueCondition() && FalseCondition())
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "FalseCondition"))
+        #expect(procedure.errors.first as? ProcedureKitError.FalseCondition == ProcedureKitError.FalseCondition())
     }
 
-    @Test func ignoredAndSatisfiedExecutes() {
+    @Test func ignoredAndSatisfiedDoesNotExecute() {
         let procedure = run(BlockCondition { false } && TrueCondition())
-        #expect(procedure.didExecute)
-        PKExpectProcedureFinished(procedure)
+        #expect(!procedure.didExecute)
+        PKExpectProcedureCancelled(procedure)
     }
 
     @Test func allIgnoredCancelsWithoutError() {
@@ -82,7 +82,7 @@ struct AndConditionTests {
         let stuck = StuckCondition()
         let procedure = run(stuck && FalseCondition())
         #expect(!procedure.didExecute)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "FalseCondition"))
+        #expect(procedure.errors.first as? ProcedureKitError.FalseCondition == ProcedureKitError.FalseCondition())
         waitFor(stuck.cancelled, "the stuck condition to be told the evaluation was cancelled")
     }
 

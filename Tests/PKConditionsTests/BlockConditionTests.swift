@@ -39,7 +39,7 @@ struct BlockConditionTests {
         #expect(condition.output.outcome == "ignored")
     }
 
-    @Test func throwingCancelsWithConditionFailedWrappingTheThrownError() {
+    @Test func throwingCancelsWithConditionFailedWithTheThrownError() {
         let thrown = TestError()
         let condition = BlockCondition { throw thrown }
         let procedure = TestProcedure()
@@ -48,17 +48,21 @@ struct BlockConditionTests {
         waitForAll(procedure)
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "BlockCondition"))
+        #expect(procedure.kitError == ProcedureKitError.conditionFailed(with: thrown))
         #expect(procedure.kitError?.underlyingError as? TestError == thrown)
         #expect(condition.output.outcome == "failed")
     }
 
-    @Test func customNameIsUsedInTheError() {
-        let procedure = TestProcedure()
+    @Test func aFailureIsLoggedWithTheConditionsName() {
+        let writer = TestableLogWriter()
+        let procedure = TestProcedure(name: "Upload")
         procedure.add(condition: BlockCondition(name: "IsOnline") { throw TestError() })
-        ProcedureQueue().add(procedure: procedure)
-        waitForAll(procedure)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "IsOnline"))
+        GlobalLogSettings.with(enabled: true, severity: .info, writer: writer) {
+            ProcedureQueue().add(procedure: procedure)
+            waitForAll(procedure)
+        }
+        #expect(procedure.kitError?.context == .conditionFailed)
+        #expect(writer.lines.contains { $0.contains("Upload") && $0.contains("condition IsOnline failed") })
     }
 
     @Test func defaultNameIsTheTypeName() {

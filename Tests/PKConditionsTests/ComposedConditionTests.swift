@@ -31,7 +31,7 @@ struct ComposedConditionTests {
         procedure.add(condition: composed)
         ProcedureQueue().add(procedure: procedure)
         waitForAll(procedure)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "FalseCondition"))
+        #expect(procedure.errors.first as? ProcedureKitError.FalseCondition == ProcedureKitError.FalseCondition())
     }
 
     @Test func innerProducedDependencyRunsBeforeTheInnerEvaluates() {
@@ -58,7 +58,7 @@ struct ComposedConditionTests {
         waitForAll(procedure)
         #expect(inner.evaluateCount == 0)
         #expect(!procedure.didExecute)
-        #expect(procedure.kitError?.context == .conditionDependenciesFailed(condition: "Inner"))
+        #expect(procedure.errors.first as? ProcedureKitError.ConditionDependenciesFailed == .init(condition: inner))
     }
 
     @Test func categoriesAreTheUnionOfInnerAndOwn() {

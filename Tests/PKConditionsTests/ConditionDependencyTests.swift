@@ -70,7 +70,7 @@ struct ConditionDependencyTests {
         ProcedureQueue().add(procedure: procedure)
         waitForAll(procedure)
         #expect(!procedure.didExecute)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "FalseCondition"))
+        #expect(procedure.errors.first as? ProcedureKitError.FalseCondition == ProcedureKitError.FalseCondition())
         #expect(waiting.evaluateCount == 0)
         if longRunning.isEnqueued {
             #expect(longRunning.isCancelled)
@@ -181,12 +181,15 @@ struct ConditionDependencyTests {
             #expect(condition.evaluateCount == 0)
             #expect(!procedure.didExecute)
             PKExpectProcedureCancelled(procedure, withErrors: true)
-            #expect(procedure.kitError?.context == .conditionDependenciesFailed(condition: "Checked"))
+            #expect(
+                procedure.errors.first as? ProcedureKitError.ConditionDependenciesFailed == .init(condition: condition))
         default:
             #expect(condition.evaluateCount == 0)
             #expect(!procedure.didExecute)
             PKExpectProcedureCancelled(procedure, withErrors: true)
-            #expect(procedure.kitError?.context == .conditionDependenciesCancelled(condition: "Checked"))
+            #expect(
+                procedure.errors.first as? ProcedureKitError.ConditionDependenciesCancelled
+                    == .init(condition: condition))
         }
     }
 }

@@ -2,7 +2,7 @@ import PKConditions
 import PKTesting
 import Testing
 
-/// `FalseCondition`: always fails with `falseCondition`, wrapped as `conditionFailed(condition:)`.
+/// `FalseCondition`: always fails with `ProcedureKitError.FalseCondition`, which reaches the procedure as it is.
 struct FalseConditionTests {
 
     @Test func procedureIsCancelledWithFalseConditionAndDoesNotExecute() {
@@ -14,8 +14,7 @@ struct FalseConditionTests {
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
         #expect(procedure.errors.count == 1)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "FalseCondition"))
-        #expect(procedure.kitError?.underlyingError as? ProcedureKitError == ProcedureKitError.falseCondition())
+        #expect(procedure.errors.first as? ProcedureKitError.FalseCondition == ProcedureKitError.FalseCondition())
         #expect(condition.output.outcome == "failed")
     }
 
@@ -26,7 +25,7 @@ struct FalseConditionTests {
             Issue.record("expected a failure")
             return
         }
-        #expect(error as? ProcedureKitError == ProcedureKitError.falseCondition())
+        #expect(error as? ProcedureKitError.FalseCondition == ProcedureKitError.FalseCondition())
     }
 
     @Test func nameAndCategory() {

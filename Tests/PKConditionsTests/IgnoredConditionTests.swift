@@ -16,14 +16,15 @@ struct IgnoredConditionTests {
         #expect(condition.output.outcome == "ignored")
     }
 
-    @Test func ignoredFailurePlusTrueConditionExecutes() {
+    @Test func ignoredFailurePlusTrueConditionDoesNotExecute() {
+        // ProcedureKit executed here (BEHAVIOUR §13.39); an ignored condition now always stops the procedure.
         let procedure = TestProcedure()
         procedure.add(condition: IgnoredCondition(FalseCondition()))
         procedure.add(condition: TrueCondition())
         ProcedureQueue().add(procedure: procedure)
         waitForAll(procedure)
-        #expect(procedure.didExecute)
-        PKExpectProcedureFinished(procedure)
+        #expect(!procedure.didExecute)
+        PKExpectProcedureCancelled(procedure)
     }
 
     @Test func satisfiedPassesThrough() {

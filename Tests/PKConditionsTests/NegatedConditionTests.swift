@@ -14,7 +14,7 @@ struct NegatedConditionTests {
         waitForAll(procedure)
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "Not<TrueCondition>"))
+        #expect(procedure.kitError == ProcedureKitError.conditionFailed())
         #expect(inner.output.outcome == "satisfied")
         #expect(condition.output.outcome == "failed")
     }
@@ -56,6 +56,6 @@ struct NegatedConditionTests {
         ProcedureQueue().add(procedure: procedure)
         waitForAll(procedure)
         #expect(!procedure.didExecute)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "Not<Not<FalseCondition>>"))
+        #expect(procedure.kitError == ProcedureKitError.conditionFailed())
     }
 }

@@ -46,8 +46,7 @@ struct NoFailedDependenciesConditionTests {
         run(procedure, after: [TestProcedure(name: "D1"), TestProcedure(name: "Failing", error: error)])
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "NoFailedDependencies"))
-        let reported = procedure.kitError?.underlyingError as? ProcedureKitError
+        let reported = procedure.kitError
         #expect(reported == ProcedureKitError.dependenciesFailed())
         #expect(reported?.underlyingErrors.compactMap { $0 as? TestError } == [error])
     }
@@ -57,7 +56,7 @@ struct NoFailedDependenciesConditionTests {
         run(procedure, after: [cancelledDependency()])
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.underlyingError as? ProcedureKitError == ProcedureKitError.dependenciesCancelled())
+        #expect(procedure.kitError == ProcedureKitError.dependenciesCancelled())
     }
 
     @Test func ignoringCancellationsCancelsWithoutErrorAndDoesNotExecute() {
@@ -72,13 +71,13 @@ struct NoFailedDependenciesConditionTests {
         let procedure = TestProcedure()
         run(procedure, after: [cancelledDependency(error: TestError())], ignoreCancellations: ignoreCancellations)
         #expect(!procedure.didExecute)
-        #expect(procedure.kitError?.underlyingError as? ProcedureKitError == ProcedureKitError.dependenciesFailed())
+        #expect(procedure.kitError == ProcedureKitError.dependenciesFailed())
     }
 
     @Test func failuresAreCheckedBeforeCancellations() {
         let procedure = TestProcedure()
         run(procedure, after: [cancelledDependency(), TestProcedure(name: "Failing", error: TestError())])
-        #expect(procedure.kitError?.underlyingError as? ProcedureKitError == ProcedureKitError.dependenciesFailed())
+        #expect(procedure.kitError == ProcedureKitError.dependenciesFailed())
     }
 
     @Test func dependenciesOfOtherConditionsAreNotLookedAt() {

@@ -45,13 +45,15 @@ struct OrConditionTests {
         #expect(condition.output.outcome == "satisfied")
     }
 
-    @Test func allFailingCancelsWithConditionsFailedHoldingEveryError() {
-        let procedure = run(FalseCondition(name: "A") || FalseCondition(name: "B"))
+    @Test func allFailingCancelsWithFailedConditionsHoldingEveryError() {
+        let first = TestError()
+        let procedure = run(BlockCondition { throw first } || FalseCondition(name: "B"))
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.context == .conditionsFailed)
-        let contexts = procedure.kitError?.underlyingErrors.compactMap { ($0 as? ProcedureKitError)?.context }
-        #expect(contexts == [.conditionFailed(condition: "A"), .conditionFailed(condition: "B")])
+        let failed = procedure.errors.first as? ProcedureKitError.FailedConditions
+        #expect(failed?.errors.count == 2)
+        #expect((failed?.errors.first as? ProcedureKitError)?.underlyingError as? TestError == first)
+        #expect(failed?.errors.last is ProcedureKitError.FalseCondition)
     }
 
     @Test func nestedFailingOrsEndWithAnError() {
@@ -63,7 +65,7 @@ struct OrConditionTests {
     @Test func ignoredAndFailedCancelsWithTheFailure() {
         let procedure = run(BlockCondition { false } || FalseCondition())
         #expect(!procedure.didExecute)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "FalseCondition"))
+        #expect(procedure.errors.first as? ProcedureKitError.FalseCondition == ProcedureKitError.FalseCondition())
     }
 
     @Test func allIgnoredCancelsWithoutError() {

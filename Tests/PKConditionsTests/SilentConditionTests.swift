@@ -34,8 +34,7 @@ struct SilentConditionTests {
         waitForAll(procedure)
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "FalseCondition"))
-        #expect(procedure.kitError?.underlyingError as? ProcedureKitError == ProcedureKitError.falseCondition())
+        #expect(procedure.errors.first as? ProcedureKitError.FalseCondition == ProcedureKitError.FalseCondition())
     }
 
     @Test func passesIgnoredThrough() {

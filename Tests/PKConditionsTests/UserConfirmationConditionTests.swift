@@ -28,8 +28,7 @@ struct UserConfirmationConditionTests {
         let (procedure, provider) = run(answer: .declined)
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.context == .conditionFailed(condition: "UserConfirmationCondition"))
-        #expect(procedure.kitError?.underlyingError as? UserConfirmationError == .declined)
+        #expect(procedure.errors.first as? UserConfirmationError == .declined)
         #expect(provider.askCount == 1)
     }
 
@@ -37,7 +36,7 @@ struct UserConfirmationConditionTests {
         let (procedure, _) = run(answer: .unavailable(reason: "nobody on call"))
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
-        #expect(procedure.kitError?.underlyingError as? UserConfirmationError == .unavailable("nobody on call"))
+        #expect(procedure.errors.first as? UserConfirmationError == .unavailable("nobody on call"))
     }
 
     @Test func fakeProviderAnswerCanChangeBetweenQuestions() {
@@ -75,7 +74,7 @@ struct TerminalConfirmationProviderTests {
         waitForAll(procedure)
         #expect(!procedure.didExecute)
         #expect(
-            procedure.kitError?.underlyingError as? UserConfirmationError
+            procedure.errors.first as? UserConfirmationError
                 == .unavailable("standard input is not a terminal"))
     }
 }

@@ -135,7 +135,7 @@ struct GroupChildrenTests {
         let allCancelled = (children + [late]).allSatisfy { $0.isCancelled }
         #expect(allCancelled)
         let error = children[0].errors.first as? ProcedureKitError
-        #expect(error?.context == .parentCancelled)
+        #expect(error?.context == .parentCancelledWithError)
         queue.add(procedure: group)
         waitForAll(group)
         let allSkipped = (children + [late]).allSatisfy { $0.isFinished && !$0.didExecute }

@@ -89,7 +89,7 @@ struct GroupProcedureTests {
         #expect(group.errors.count == 1)
         #expect(group.error as? TestError == error)
         let childError = waiting.error as? ProcedureKitError
-        #expect(childError?.context == .parentCancelled)
+        #expect(childError?.context == .parentCancelledWithError)
         #expect(childError?.underlyingError as? TestError == error)
     }
 

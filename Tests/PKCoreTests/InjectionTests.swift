@@ -91,7 +91,7 @@ struct InjectionTests {
         waitForAll(a, b)
         PKExpectProcedureCancelled(b, withErrors: true)
         #expect(!b.didExecute)
-        #expect(context(of: b) == .dependencyFinishedWithErrors)
+        #expect(context(of: b) == .dependencyFinishedWithError)
         #expect(underlying(of: b).first as? TestError == error)
         #expect(b.input.isPending)
     }
@@ -106,7 +106,7 @@ struct InjectionTests {
         waitForAll(a, b)
         PKExpectProcedureCancelled(b, withErrors: true)
         #expect(!b.didExecute)
-        #expect(context(of: b) == .dependencyCancelledWithErrors)
+        #expect(context(of: b) == .dependencyCancelledWithError)
         #expect(underlying(of: b).isEmpty)
     }
 
@@ -120,7 +120,7 @@ struct InjectionTests {
         queue.add(procedures: a, b)
         waitForAll(a, b)
         PKExpectProcedureCancelled(b, withErrors: true)
-        #expect(context(of: b) == .dependencyCancelledWithErrors)
+        #expect(context(of: b) == .dependencyCancelledWithError)
         #expect(underlying(of: b).first as? TestError == error)
     }
 
@@ -148,7 +148,7 @@ struct InjectionTests {
         queue.add(procedures: a, b)
         waitForAll(a, b)
         PKExpectProcedureCancelled(b, withErrors: true)
-        #expect(context(of: b) == .dependencyFinishedWithErrors)
+        #expect(context(of: b) == .dependencyFinishedWithError)
         #expect(underlying(of: b).first as? TestError == error)
     }
 
@@ -315,7 +315,7 @@ struct InjectionTests {
         queue.add(procedure: gathered)
         waitForAll(gathered)
         PKExpectProcedureCancelled(gathered, withErrors: true)
-        #expect(context(of: gathered) == .dependencyFinishedWithErrors)
+        #expect(context(of: gathered) == .dependencyFinishedWithError)
         #expect(underlying(of: gathered).first as? TestError == error)
         #expect(gathered.output.isPending)
     }
@@ -329,7 +329,7 @@ struct InjectionTests {
         queue.add(procedure: gathered)
         waitForAll(gathered)
         PKExpectProcedureCancelled(gathered, withErrors: true)
-        #expect(context(of: gathered) == .dependencyCancelledWithErrors)
+        #expect(context(of: gathered) == .dependencyCancelledWithError)
     }
 
     @Test func sequenceOutputHelpersInjectTheSourcesOutput() {
@@ -356,7 +356,7 @@ struct InjectionTests {
         queue.add(procedures: source, mapped)
         waitForAll(source, mapped)
         PKExpectProcedureCancelled(mapped, withErrors: true)
-        #expect(context(of: mapped) == .dependencyFinishedWithErrors)
+        #expect(context(of: mapped) == .dependencyFinishedWithError)
     }
 
     // MARK: - Memory

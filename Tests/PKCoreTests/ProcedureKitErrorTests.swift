@@ -8,8 +8,11 @@ struct ProcedureKitErrorTests {
     @Test func equalityComparesContextsOnly() {
         #expect(ProcedureKitError.noQueue() == ProcedureKitError.noQueue())
         #expect(
-            ProcedureKitError.conditionFailed("C", with: [TestError()])
-                == ProcedureKitError.conditionFailed("C", with: []))
+            ProcedureKitError.conditionFailed(with: TestError()) == ProcedureKitError.conditionFailed())
+        #expect(
+            ProcedureKitError.dependency(finishedWithError: TestError())
+                == ProcedureKitError.dependency(finishedWithErrors: []))
+        #expect(ProcedureKitError.timedOut(with: .by(1)) != ProcedureKitError.timedOut(with: .by(2)))
         #expect(ProcedureKitError.noQueue() != ProcedureKitError.taskCancelled())
         #expect(ProcedureKitError.dependencyCycle(["A", "B"]) != ProcedureKitError.dependencyCycle(["A"]))
         #expect(ProcedureKitError.programmingError(reason: "x") != ProcedureKitError.programmingError(reason: "y"))
@@ -23,7 +26,13 @@ struct ProcedureKitErrorTests {
         (.parent(cancelledWithErrors: []), "The parent was cancelled"),
         (.dependency(finishedWithErrors: []), "A dependency finished with errors"),
         (.dependency(cancelledWithErrors: []), "A dependency was cancelled"),
-        (.conditionFailed("C"), "The condition C failed"),
+        (.conditionFailed(), "A condition failed"),
+        (.timedOut(with: .by(2)), "Timed out (for 2.0 seconds)"),
+        (.capabilityUnavailable(), "The capability is unavailable"),
+        (
+            ProcedureKitError(context: .childNotAdded("C")),
+            "The group could not take its child C: it was already on a queue, executing or finished"
+        ),
         (.requirementNotSatisfied(), "A requirement was not satisfied"),
         (ProcedureKitError(context: .notStartedByProcedureQueue), "The procedure was not started by a ProcedureQueue"),
         (ProcedureKitError(context: .multipleErrors), "Several errors"),
@@ -35,8 +44,9 @@ struct ProcedureKitErrorTests {
 
     @Test func descriptionListsUnderlyingErrors() {
         let underlying = TestError()
-        let error = ProcedureKitError.conditionFailed("C", with: [underlying])
-        #expect(error.description == "The condition C failed (\(underlying))")
+        let error = ProcedureKitError.conditionFailed(with: underlying)
+        #expect(error.description == "A condition failed (\(underlying))")
+        #expect(error.error as? TestError == underlying)
         #expect(error.underlyingError as? TestError == underlying)
         #expect(error.underlyingErrors.count == 1)
     }
@@ -44,8 +54,10 @@ struct ProcedureKitErrorTests {
     @Test func factoriesCarryTheirErrors() {
         let errors: [any Error] = [TestError(), TestError()]
         #expect(ProcedureKitError.parent(cancelledWithErrors: errors).underlyingErrors.count == 2)
-        #expect(ProcedureKitError.dependency(finishedWithErrors: errors).context == .dependencyFinishedWithErrors)
-        #expect(ProcedureKitError.dependency(cancelledWithErrors: errors).context == .dependencyCancelledWithErrors)
+        #expect(ProcedureKitError.dependency(finishedWithErrors: errors).context == .dependencyFinishedWithError)
+        #expect(ProcedureKitError.dependency(cancelledWithErrors: errors).context == .dependencyCancelledWithError)
+        #expect(ProcedureKitError.parent(cancelledWithError: nil).underlyingErrors.isEmpty)
+        #expect(ProcedureKitError.dependency(finishedWithError: errors[0]).underlyingErrors.count == 1)
     }
 
     @Test func testErrorsAreUniqueAndEqualToThemselves() {

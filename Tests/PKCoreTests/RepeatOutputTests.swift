@@ -32,6 +32,6 @@ struct RepeatOutputTests {
         #expect(ProcedureWaiter.wait(for: [retry, double], timeout: 20))
         #expect(retry.failed)
         #expect(double.isCancelled)
-        #expect((double.error as? ProcedureKitError)?.context == .dependencyFinishedWithErrors)
+        #expect((double.error as? ProcedureKitError)?.context == .dependencyFinishedWithError)
     }
 }

@@ -28,10 +28,10 @@ open class Condition: Hashable, CustomStringConvertible, @unchecked Sendable {
 
         /// No requirement: evaluate even if dependencies failed or were cancelled. The default.
         public static let none: DependencyRequirements = []
-        /// Fail with ``ProcedureKitError/Context/conditionDependenciesFailed(condition:)`` if a dependency that is
+        /// Fail with ``ProcedureKitError/ConditionDependenciesFailed`` if a dependency that is
         /// a procedure finished with errors.
         public static let noFailed = DependencyRequirements(rawValue: 1 << 0)
-        /// Fail with ``ProcedureKitError/Context/conditionDependenciesCancelled(condition:)`` if a dependency
+        /// Fail with ``ProcedureKitError/ConditionDependenciesCancelled`` if a dependency
         /// was cancelled.
         public static let noCancelled = DependencyRequirements(rawValue: 1 << 1)
         /// With ``noFailed``: a dependency that failed because it was cancelled is not counted as failed.

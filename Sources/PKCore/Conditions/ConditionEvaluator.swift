@@ -3,11 +3,12 @@ import Foundation
 /// Evaluates a list of conditions for a procedure, with their dependencies, combining the results.
 ///
 /// With ``Mode/all`` (how a procedure's own conditions are combined) the first failure ends the evaluation;
-/// with ``Mode/any`` the first satisfied condition does. Results gathered are combined in order, starting from
-/// "ignored": two failures become one ``ProcedureKitError/Context/conditionsFailed`` error with both; a failure
-/// otherwise wins; an ignored result gives way to the next one; a satisfied result stays. So satisfied and
-/// ignored together are satisfied, and no conditions at all are ignored. Each condition's ``Condition/output`` is
-/// set to its own result.
+/// with ``Mode/any`` the first satisfied condition does. Otherwise the results gathered are combined (see
+/// ``combine(_:)``): any failure fails (two or more become one ``ProcedureKitError/FailedConditions``), else any
+/// ignored result ignores, else the conditions are satisfied; no conditions at all are ignored. So a procedure
+/// never executes after a failed or ignored condition, whatever other conditions it has. A condition's error
+/// reaches the procedure as the condition reported it; its name is logged. Each condition's
+/// ``Condition/output`` is set to its own result.
 ///
 /// For each condition the evaluator waits for its dependencies, runs its produced dependencies on a private
 /// queue, checks its ``Condition/dependencyRequirements``, then calls ``Condition/evaluate(procedure:completion:)``.
@@ -137,7 +138,7 @@ public final class ConditionEvaluator: @unchecked Sendable {
         }
         let barrier = DependencyBarrier(operations: dependencies + produced) { [self] in
             if let failure = Self.requirementFailure(of: condition, dependencies: dependencies + produced) {
-                record(.failure(failure), at: index, of: condition)
+                record(.failure(failure), at: index, of: condition, for: procedure)
             } else {
                 callEvaluate(condition, at: index, for: procedure)
             }
@@ -152,13 +153,13 @@ public final class ConditionEvaluator: @unchecked Sendable {
     }
 
     private func callEvaluate(_ condition: Condition, at index: Int, for procedure: Procedure) {
-        condition.evaluate(procedure: procedure) { [self] result in
-            record(result, at: index, of: condition)
+        condition.evaluate(procedure: procedure) { [self, weak procedure] result in
+            record(result, at: index, of: condition, for: procedure)
         }
     }
 
     /// Checks a condition's dependency requirements; returns the error when they are not met.
-    private static func requirementFailure(of condition: Condition, dependencies: [Operation]) -> ProcedureKitError? {
+    private static func requirementFailure(of condition: Condition, dependencies: [Operation]) -> (any Error)? {
         let requirements = condition.dependencyRequirements
         guard !requirements.isEmpty else { return nil }
         let procedures = dependencies.compactMap { $0 as? Procedure }
@@ -167,19 +168,16 @@ public final class ConditionEvaluator: @unchecked Sendable {
                 guard procedure.failed else { return false }
                 return !(requirements.contains(.ignoreFailedIfCancelled) && procedure.isCancelled)
             }
-            if failed {
-                return ProcedureKitError(context: .conditionDependenciesFailed(condition: condition.conditionName))
-            }
+            if failed { return ProcedureKitError.ConditionDependenciesFailed(condition: condition) }
         }
         if requirements.contains(.noCancelled), dependencies.contains(where: \.isCancelled) {
-            return ProcedureKitError(context: .conditionDependenciesCancelled(condition: condition.conditionName))
+            return ProcedureKitError.ConditionDependenciesCancelled(condition: condition)
         }
         return nil
     }
 
     /// Records the condition's first result (a later one is ignored with a warning) and decides when it can.
-    private func record(_ result: ConditionResult, at index: Int, of condition: Condition) {
-        let wrapped = Self.wrap(result, of: condition)
+    private func record(_ result: ConditionResult, at index: Int, of condition: Condition, for procedure: Procedure?) {
         enum Next {
             case duplicate
             case wait
@@ -189,52 +187,50 @@ public final class ConditionEvaluator: @unchecked Sendable {
             guard state.results[index] == nil else { return .duplicate }
             // Set while the result is recorded, so it is visible before anyone acts on the decision.
             condition.output = .ready(result)
-            state.results[index] = wrapped
+            state.results[index] = result
             guard !state.isDone else { return .wait }
             state.remaining -= 1
-            switch (mode, wrapped) {
-            case (.all, .failure): return .decide(wrapped)
-            case (.any, .success(true)): return .decide(wrapped)
+            switch (mode, result) {
+            case (.all, .failure): return .decide(result)
+            case (.any, .success(true)): return .decide(result)
             default: break
             }
             guard state.remaining == 0 else { return .wait }
-            return .decide(state.results.count == 1 ? wrapped : Self.combine(state.results.gathered))
+            return .decide(state.results.count == 1 ? result : Self.combine(state.results.gathered))
         }
         if case .duplicate = next {
             Log.write(.warning, "\(condition.conditionName) called its completion more than once; ignored")
             return
         }
+        if case .failure(let error) = result {
+            Log.write(
+                .info, "condition \(condition.conditionName) failed: \(error)", subsystem: procedure?.procedureName)
+        }
         if case .decide(let result) = next { finish(with: result) }
     }
 
-    /// A failure not already describing a condition is wrapped so that it names `condition`.
-    private static func wrap(_ result: ConditionResult, of condition: Condition) -> ConditionResult {
-        guard case .failure(let error) = result else { return result }
-        if let error = error as? ProcedureKitError, error.isConditionError { return result }
-        return .failure(ProcedureKitError.conditionFailed(condition.conditionName, with: [error]))
-    }
-
-    /// Combines results in order, as the type's documentation describes.
+    /// Combines results: any failure fails (one failure as it is, several as one
+    /// ``ProcedureKitError/FailedConditions`` in order); otherwise any ignored result (`.success(false)`), or no
+    /// result at all, ignores; otherwise every condition was satisfied.
+    ///
+    /// Unlike ProcedureKit, an ignored condition is not outweighed by a satisfied one: a `BlockCondition` that
+    /// returns `false` keeps its procedure from executing even when `MutuallyExclusive` (always satisfied) is
+    /// attached too.
     public static func combine(_ results: [ConditionResult]) -> ConditionResult {
-        results.reduce(ConditionResult.success(false)) { accumulated, next in
-            switch (accumulated, next) {
-            case (.failure(let first), .failure(let second)):
-                return .failure(ProcedureKitError(context: .conditionsFailed, errors: flatten(first) + flatten(second)))
-            case (.failure, _):
-                return accumulated
-            case (_, .failure):
-                return next
-            case (.success(false), _):
-                return next
-            default:
-                return accumulated
+        var failures: [any Error] = []
+        var ignored = results.isEmpty
+        for result in results {
+            switch result {
+            case .failure(let error): failures.append(error)
+            case .success(false): ignored = true
+            case .success(true): break
             }
         }
-    }
-
-    private static func flatten(_ error: any Error) -> [any Error] {
-        if let error = error as? ProcedureKitError, error.context == .conditionsFailed { return error.underlyingErrors }
-        return [error]
+        switch failures.count {
+        case 0: return .success(!ignored)
+        case 1: return .failure(failures[0])
+        default: return .failure(ProcedureKitError.FailedConditions(errors: failures))
+        }
     }
 
     private func finish(with result: ConditionResult) {

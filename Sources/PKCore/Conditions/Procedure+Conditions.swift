@@ -4,9 +4,9 @@ extension Procedure {
     ///
     /// Allowed until the procedure is added to a queue; afterwards the condition is ignored with an error logged.
     /// Conditions are evaluated in the order they were added, after the procedure's dependencies have finished;
-    /// the first failure decides. A failed condition cancels the procedure with a
-    /// ``ProcedureKitError/Context/conditionFailed(condition:)`` error wrapping what the condition reported; an
-    /// ignored one cancels it without an error. Either way the procedure finishes without executing.
+    /// the first failure decides. A failed condition cancels the procedure with the error the condition reported
+    /// (its name is logged); an ignored one cancels it without an error, even when other conditions are satisfied.
+    /// Either way the procedure finishes without executing.
     public final func add(condition: Condition) {
         let added = storage.withLock { storage -> Bool in
             guard storage.machine.state == .initialized else { return false }

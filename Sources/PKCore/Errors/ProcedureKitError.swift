@@ -2,10 +2,23 @@
 ///
 /// A `ProcedureKitError` carries a ``Context`` that says what went wrong, which you can `switch` on, and the
 /// underlying errors (if any) that caused it. Two errors are equal when their contexts are equal; the underlying
-/// errors are not compared, so `ProcedureKitError.noQueue() == ProcedureKitError.noQueue()` is `true`.
+/// errors are not compared, so `ProcedureKitError.dependency(finishedWithError: a) ==
+/// ProcedureKitError.dependency(finishedWithError: b)` is `true`, as in ProcedureKit.
+///
+/// Conditions report some failures with their own error types, nested here as in ProcedureKit:
+/// ``FalseCondition``, ``FailedConditions``, ``ConditionDependenciesFailed`` and
+/// ``ConditionDependenciesCancelled``.
 ///
 /// New contexts are added over time; `switch` statements over ``Context`` should include a `default` case.
 public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvertible {
+
+    /// Why a capability could not be used.
+    public enum CapabilityError: Error, Equatable, Sendable {
+        /// The capability is not available on this system.
+        case unavailable
+        /// The capability is available but not authorized to the required level.
+        case unauthorized
+    }
 
     /// What went wrong.
     public enum Context: Equatable, Sendable {
@@ -17,22 +30,18 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case dependencyCycle([String])
         /// The procedure was cancelled because the Swift `Task` awaiting it was cancelled.
         case taskCancelled
-        /// The procedure was cancelled because its parent was cancelled.
-        case parentCancelled
-        /// The procedure was cancelled because a dependency finished with errors.
-        case dependencyFinishedWithErrors
-        /// The procedure was cancelled because a dependency was cancelled.
-        case dependencyCancelledWithErrors
-        /// The named condition failed; the underlying errors are what it reported.
-        case conditionFailed(condition: String)
-        /// Several conditions failed; the underlying errors are their errors.
-        case conditionsFailed
-        /// A dependency of the named condition finished with errors (its requirements include `.noFailed`).
-        case conditionDependenciesFailed(condition: String)
-        /// A dependency of the named condition was cancelled (its requirements include `.noCancelled`).
-        case conditionDependenciesCancelled(condition: String)
-        /// `FalseCondition`-style conditions (PKConditions) fail with this.
-        case falseCondition
+        /// The procedure was cancelled because its parent (a group) was cancelled; the underlying errors are the
+        /// parent's cancel errors.
+        case parentCancelledWithError
+        /// The procedure was cancelled because a dependency finished with errors; the underlying errors are
+        /// the dependency's.
+        case dependencyFinishedWithError
+        /// The procedure was cancelled because a dependency was cancelled; the underlying errors are the
+        /// dependency's.
+        case dependencyCancelledWithError
+        /// A condition failed; the underlying error, if any, is what it reported (for example what a
+        /// `BlockCondition` threw).
+        case conditionFailed
         /// A dependency of the procedure finished with errors (reported by `NoFailedDependenciesCondition`).
         case dependenciesFailed
         /// A dependency of the procedure was cancelled (reported by `NoFailedDependenciesCondition`).
@@ -47,6 +56,12 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         /// A group could not take the named child: it was already on a queue (a procedure runs once), or it was a
         /// plain operation that had already finished or was executing.
         case childNotAdded(String)
+        /// The procedure did not finish within this delay (a timeout observer cancelled it).
+        case timedOut(Delay)
+        /// A capability could not be used.
+        case capability(CapabilityError)
+        /// The named component (a module built on PKCore) failed; the underlying error says how.
+        case component(String)
         /// Several errors; the underlying errors are all of them.
         case multipleErrors
         /// An error with no further information.
@@ -62,10 +77,18 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
     /// The first underlying error, if any.
     public var underlyingError: (any Error)? { underlyingErrors.first }
 
+    /// The first underlying error, if any: ProcedureKit's name for ``underlyingError``.
+    public var error: (any Error)? { underlyingErrors.first }
+
     /// Creates an error with a context and the errors that caused it.
     public init(context: Context, errors: [any Error] = []) {
         self.context = context
         self.underlyingErrors = errors
+    }
+
+    /// Creates an error with a context and the error (if any) that caused it.
+    public init(context: Context, error: (any Error)?) {
+        self.init(context: context, errors: error.map { [$0] } ?? [])
     }
 
     /// Compares contexts only; underlying errors are ignored.
@@ -81,15 +104,10 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case .noQueue: base = "The procedure is not on a queue"
         case .dependencyCycle(let names): base = "Dependency cycle: \(names.joined(separator: " -> "))"
         case .taskCancelled: base = "The awaiting Task was cancelled"
-        case .parentCancelled: base = "The parent was cancelled"
-        case .dependencyFinishedWithErrors: base = "A dependency finished with errors"
-        case .dependencyCancelledWithErrors: base = "A dependency was cancelled"
-        case .conditionFailed(let condition): base = "The condition \(condition) failed"
-        case .conditionsFailed: base = "Several conditions failed"
-        case .conditionDependenciesFailed(let condition): base = "A dependency of the condition \(condition) failed"
-        case .conditionDependenciesCancelled(let condition):
-            base = "A dependency of the condition \(condition) was cancelled"
-        case .falseCondition: base = "FalseCondition"
+        case .parentCancelledWithError: base = "The parent was cancelled"
+        case .dependencyFinishedWithError: base = "A dependency finished with errors"
+        case .dependencyCancelledWithError: base = "A dependency was cancelled"
+        case .conditionFailed: base = "A condition failed"
         case .dependenciesFailed: base = "A dependency failed"
         case .dependenciesCancelled: base = "A dependency was cancelled"
         case .mutualExclusionDeadlock(let categories):
@@ -98,6 +116,10 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case .notStartedByProcedureQueue: base = "The procedure was not started by a ProcedureQueue"
         case .childNotAdded(let name):
             base = "The group could not take its child \(name): it was already on a queue, executing or finished"
+        case .timedOut(let delay): base = "Timed out (\(delay))"
+        case .capability(.unavailable): base = "The capability is unavailable"
+        case .capability(.unauthorized): base = "The capability is not authorized"
+        case .component(let name): base = "The component \(name) failed"
         case .multipleErrors: base = "Several errors"
         case .unknown: base = "Unknown error"
         }
@@ -125,28 +147,41 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
 
     /// The parent (for example a group) was cancelled with `errors`.
     public static func parent(cancelledWithErrors errors: [any Error]) -> ProcedureKitError {
-        ProcedureKitError(context: .parentCancelled, errors: errors)
+        ProcedureKitError(context: .parentCancelledWithError, errors: errors)
+    }
+
+    /// The parent (for example a group) was cancelled with `error`: ProcedureKit's spelling of
+    /// ``parent(cancelledWithErrors:)``.
+    public static func parent(cancelledWithError error: (any Error)?) -> ProcedureKitError {
+        ProcedureKitError(context: .parentCancelledWithError, error: error)
     }
 
     /// A dependency finished with `errors`.
     public static func dependency(finishedWithErrors errors: [any Error]) -> ProcedureKitError {
-        ProcedureKitError(context: .dependencyFinishedWithErrors, errors: errors)
+        ProcedureKitError(context: .dependencyFinishedWithError, errors: errors)
+    }
+
+    /// A dependency finished with `error`: ProcedureKit's spelling of ``dependency(finishedWithErrors:)``.
+    public static func dependency(finishedWithError error: (any Error)?) -> ProcedureKitError {
+        ProcedureKitError(context: .dependencyFinishedWithError, error: error)
     }
 
     /// A dependency was cancelled with `errors`.
     public static func dependency(cancelledWithErrors errors: [any Error]) -> ProcedureKitError {
-        ProcedureKitError(context: .dependencyCancelledWithErrors, errors: errors)
+        ProcedureKitError(context: .dependencyCancelledWithError, errors: errors)
     }
 
-    /// The condition named `condition` failed with `errors`.
-    public static func conditionFailed(_ condition: String, with errors: [any Error] = []) -> ProcedureKitError {
-        ProcedureKitError(context: .conditionFailed(condition: condition), errors: errors)
+    /// A dependency was cancelled with `error`: ProcedureKit's spelling of ``dependency(cancelledWithErrors:)``.
+    public static func dependency(cancelledWithError error: (any Error)?) -> ProcedureKitError {
+        ProcedureKitError(context: .dependencyCancelledWithError, error: error)
     }
 
-    /// The error `FalseCondition`-style conditions (PKConditions) fail with.
-    public static func falseCondition() -> ProcedureKitError { ProcedureKitError(context: .falseCondition) }
+    /// A condition failed, because of `error` if given (what a `BlockCondition` threw, say).
+    public static func conditionFailed(with error: (any Error)? = nil) -> ProcedureKitError {
+        ProcedureKitError(context: .conditionFailed, error: error)
+    }
 
-    /// A dependency of the procedure finished with errors.
+    /// A dependency of the procedure finished with errors (`errors`, when given).
     public static func dependenciesFailed(_ errors: [any Error] = []) -> ProcedureKitError {
         ProcedureKitError(context: .dependenciesFailed, errors: errors)
     }
@@ -156,21 +191,37 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         ProcedureKitError(context: .dependenciesCancelled)
     }
 
-    /// Whether this error already says that a condition failed (so it is not wrapped again).
-    public var isConditionError: Bool {
-        switch context {
-        case .conditionFailed, .conditionsFailed, .conditionDependenciesFailed, .conditionDependenciesCancelled:
-            true
-        default:
-            false
-        }
-    }
-
     /// A requirement, such as an injected input, was not satisfied.
     public static func requirementNotSatisfied() -> ProcedureKitError {
         ProcedureKitError(context: .requirementNotSatisfied)
     }
 
+    /// The procedure did not finish within `delay`.
+    public static func timedOut(with delay: Delay) -> ProcedureKitError {
+        ProcedureKitError(context: .timedOut(delay))
+    }
+
+    /// The capability is not available on this system.
+    public static func capabilityUnavailable() -> ProcedureKitError {
+        ProcedureKitError(context: .capability(.unavailable))
+    }
+
+    /// The capability is not authorized to the required level.
+    public static func capabilityUnauthorized() -> ProcedureKitError {
+        ProcedureKitError(context: .capability(.unauthorized))
+    }
+
+    /// `component` failed with `error`.
+    public static func component(_ component: any ProcedureKitComponent, error: (any Error)?) -> ProcedureKitError {
+        ProcedureKitError(context: .component(component.name), error: error)
+    }
+
     /// An error with no further information.
     public static let unknown = ProcedureKitError(context: .unknown)
+}
+
+/// A module or subsystem built on PKCore that reports errors through ``ProcedureKitError/component(_:error:)``.
+public protocol ProcedureKitComponent: Sendable {
+    /// The component's name, as ``ProcedureKitError/Context/component(_:)`` carries it.
+    var name: String { get }
 }

@@ -27,7 +27,7 @@ import Foundation
 /// group finishes with everything collected. A cancelled group collects no child errors.
 ///
 /// Cancellation: cancelling the group cancels every child (procedures with
-/// ``ProcedureKitError/Context/parentCancelled``); a group cancelled before it starts still executes, so that its
+/// ``ProcedureKitError/Context/parentCancelledWithError``); a group cancelled before it starts still executes, so that its
 /// children can finish, and ends cancelled. Subclasses overriding `execute()` must call `super.execute()`.
 open class GroupProcedure: Procedure, @unchecked Sendable {
     // @unchecked Sendable: mutable group state is in `group`, guarded by its PKMutex; `queue` and `coordinator`
