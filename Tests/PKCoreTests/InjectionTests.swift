@@ -106,7 +106,8 @@ struct InjectionTests {
         waitForAll(a, b)
         PKExpectProcedureCancelled(b, withErrors: true)
         #expect(!b.didExecute)
-        #expect(context(of: b) == .dependencyCancelledWithError)
+        // As in ProcedureKit (BEHAVIOUR §13.14): a dependency cancelled without errors gives dependenciesCancelled.
+        #expect(context(of: b) == .dependenciesCancelled)
         #expect(underlying(of: b).isEmpty)
     }
 
@@ -329,7 +330,7 @@ struct InjectionTests {
         queue.add(procedure: gathered)
         waitForAll(gathered)
         PKExpectProcedureCancelled(gathered, withErrors: true)
-        #expect(context(of: gathered) == .dependencyCancelledWithError)
+        #expect(context(of: gathered) == .dependenciesCancelled)
     }
 
     @Test func sequenceOutputHelpersInjectTheSourcesOutput() {

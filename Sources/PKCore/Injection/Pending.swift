@@ -25,3 +25,16 @@ public enum Pending<T> {
 
 extension Pending: Sendable where T: Sendable {}
 extension Pending: Equatable where T: Equatable {}
+
+extension Pending where T: ProcedureResultProtocol {
+    /// The successful value, or `nil` while pending or for a failure: `procedure.output.success`.
+    public var success: T.Value? { value?.value }
+
+    /// The error, or `nil` while pending or for a success: `procedure.output.error`.
+    public var error: (any Error)? { value?.error }
+}
+
+extension Optional {
+    /// `.pending` for `nil`, otherwise `.ready` with the value.
+    public var pending: Pending<Wrapped> { Pending(self) }
+}

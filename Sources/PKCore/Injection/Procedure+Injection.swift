@@ -16,7 +16,8 @@ extension ProcedureProtocol where Self: Procedure {
     /// `block(self, dependency)` before this procedure executes.
     ///
     /// - When `dependency` was cancelled, this procedure is cancelled with
-    ///   ``ProcedureKitError/dependency(cancelledWithErrors:)`` wrapping its errors, and `block` is not called.
+    ///   ``ProcedureKitError/dependency(cancelledWithErrors:)`` wrapping its errors
+    ///   (``ProcedureKitError/dependenciesCancelled()`` when it had none), and `block` is not called.
     /// - When it finished with errors, this procedure is cancelled with
     ///   ``ProcedureKitError/dependency(finishedWithErrors:)`` wrapping them, and `block` is not called.
     /// - When `block` throws, this procedure is cancelled with the thrown error.
@@ -40,6 +41,46 @@ extension ProcedureProtocol where Self: Procedure {
             receiver.performInjection(from: dependency) { try block(receiver, dependency) }
         }
         return self
+    }
+
+    /// ProcedureKit's form: makes `dependency` a dependency of this procedure and, once it has finished, calls
+    /// `block(self, dependency, error)` before this procedure executes, with the dependency's first error (`nil`
+    /// when it finished without errors), so that `block` decides what a failure means.
+    ///
+    /// When `dependency` was cancelled, this procedure is cancelled instead (as
+    /// ``inject(dependency:block:)-(_,(Self,Dependency)->Void)`` does) and `block` is not called. `block` runs in
+    /// this procedure's event context, before its `execute()`. Returns this procedure, so that calls chain.
+    @discardableResult
+    public func inject<Dependency: Procedure>(
+        dependency: Dependency, block: @escaping @Sendable (Self, Dependency, (any Error)?) -> Void
+    ) -> Self {
+        guard dependency !== self else {
+            rejectSelfInjection()
+            return self
+        }
+        addDependency(dependency)
+        addWillExecuteBlockObserver { receiver, _ in
+            guard !receiver.isCancelled, receiver.dependencyHasFinished(dependency) else { return }
+            if dependency.isCancelled {
+                receiver.cancel(with: Self.cancelledDependencyError(dependency.errors))
+            } else {
+                block(receiver, dependency, dependency.error)
+            }
+        }
+        return self
+    }
+
+    /// ProcedureKit's form: like ``Procedure/inject(dependency:block:)``, but hands `block` the dependency's
+    /// successful output.
+    ///
+    /// Besides `inject`'s rules, an output that is a failure cancels this procedure with
+    /// ``ProcedureKitError/dependency(finishedWithErrors:)`` wrapping the failure, and an output still pending
+    /// when the dependency has finished cancels it with ``ProcedureKitError/requirementNotSatisfied()``.
+    @discardableResult
+    public func injectResult<Dependency: OutputProcedure>(
+        from dependency: Dependency, block: @escaping @Sendable (Self, Dependency.Output) -> Void
+    ) -> Self {
+        injectOutput(from: dependency) { receiver, output in block(receiver, output) }
     }
 
     /// Like ``Procedure/inject(dependency:block:)``, but hands `block` the dependency's successful output.
@@ -69,16 +110,10 @@ extension Procedure {
     /// Applies the injection rules for a finished `dependency`, then runs `body`; cancels this procedure with
     /// the matching error instead when the dependency did not succeed or `body` throws.
     final func performInjection(from dependency: Procedure, _ body: () throws -> Void) {
-        guard !isCancelled else { return }
-        guard dependency.isFinished else {
-            // Only possible when the dependency was removed again, or the receiver was started by hand.
-            log.warning("\(dependency.procedureName) had not finished when \(procedureName) was about to execute")
-            cancel(with: ProcedureKitError.requirementNotSatisfied())
-            return
-        }
+        guard !isCancelled, dependencyHasFinished(dependency) else { return }
         let errors = dependency.errors
         if dependency.isCancelled {
-            cancel(with: ProcedureKitError.dependency(cancelledWithErrors: errors))
+            cancel(with: Self.cancelledDependencyError(errors))
         } else if !errors.isEmpty {
             cancel(with: ProcedureKitError.dependency(finishedWithErrors: errors))
         } else {
@@ -88,6 +123,20 @@ extension Procedure {
                 cancel(with: error)
             }
         }
+    }
+
+    /// Whether `dependency` has finished; otherwise (only possible when the dependency was removed again, or this
+    /// procedure was started by hand) cancels this procedure with ``ProcedureKitError/requirementNotSatisfied()``.
+    final func dependencyHasFinished(_ dependency: Procedure) -> Bool {
+        guard !dependency.isFinished else { return true }
+        log.warning("\(dependency.procedureName) had not finished when \(procedureName) was about to execute")
+        cancel(with: ProcedureKitError.requirementNotSatisfied())
+        return false
+    }
+
+    /// The error a receiver is cancelled with when its dependency was cancelled with `errors`.
+    static func cancelledDependencyError(_ errors: [any Error]) -> ProcedureKitError {
+        errors.isEmpty ? .dependenciesCancelled() : .dependency(cancelledWithErrors: errors)
     }
 
     /// Reports an attempt to inject this procedure into itself.
@@ -123,6 +172,18 @@ extension InputProcedure {
         injectResult(from: dependency) { $0 }
     }
 
+    /// Injects `dependency`'s optional output as this procedure's ``InputProcedure/input``; a `nil` output cancels
+    /// this procedure with ``ProcedureKitError/requirementNotSatisfied()``. The other outcomes are those of
+    /// ``injectResult(from:)``.
+    @discardableResult
+    public func injectResult<Dependency: OutputProcedure>(from dependency: Dependency) -> Self
+    where Dependency.Output == Input? {
+        injectResult(from: dependency) { output in
+            guard let output else { throw ProcedureKitError.requirementNotSatisfied() }
+            return output
+        }
+    }
+
     /// Injects `transform` applied to `dependency`'s output as this procedure's ``InputProcedure/input``.
     ///
     /// ```swift
@@ -135,7 +196,7 @@ extension InputProcedure {
     /// ``injectResult(from:)``.
     @discardableResult
     public func injectResult<Dependency: OutputProcedure>(
-        from dependency: Dependency, transform: @escaping @Sendable (Dependency.Output) throws -> Input
+        from dependency: Dependency, via transform: @escaping @Sendable (Dependency.Output) throws -> Input
     ) -> Self {
         injectOutput(from: dependency) { receiver, output in
             receiver.input = .ready(try transform(output))
@@ -182,36 +243,6 @@ extension OutputProcedure {
     }
 }
 
-extension Collection where Element: OutputProcedure, Element.Output: Sendable {
-
-    /// A procedure that depends on every procedure in the collection and outputs their outputs, in collection
-    /// order.
-    ///
-    /// The gathering procedure ends cancelled, without executing, under the same rules as
-    /// ``InputProcedure/injectResult(from:)``: a cancelled element cancels it with
-    /// ``ProcedureKitError/dependency(cancelledWithErrors:)``, a failed element (errors or a failure output)
-    /// with ``ProcedureKitError/dependency(finishedWithErrors:)``, a pending output with
-    /// ``ProcedureKitError/requirementNotSatisfied()``. (ProcedureKit 5 silently skipped such elements.)
-    /// Add the elements and the gathering procedure to a queue.
-    public func gathered() -> ResultProcedure<[Element.Output]> {
-        let elements = Array(self)
-        let gathering = ResultProcedure<[Element.Output]> {
-            try elements.map { element in
-                // The injection rules below have already checked every element; this only guards misuse.
-                guard case .ready(.success(let value)) = element.output else {
-                    throw ProcedureKitError.requirementNotSatisfied()
-                }
-                return value
-            }
-        }
-        gathering.name = "Gathered"
-        for element in elements {
-            gathering.injectOutput(from: element) { _, _ in }
-        }
-        return gathering
-    }
-}
-
 extension OutputProcedure where Output: Sequence & Sendable, Output.Element: Sendable {
 
     /// A ``MapProcedure`` injected with this procedure's output: it outputs `transform` applied to each element.
@@ -248,6 +279,23 @@ extension OutputProcedure where Output: Sequence & Sendable, Output.Element: Sen
         let filtering = FilterProcedure(isIncluded: isIncluded)
         filtering.injectResult(from: self) { Array($0) }
         return filtering
+    }
+
+    /// ProcedureKit's label for ``filter(isIncluded:)``. (Disfavoured, so that a trailing closure picks
+    /// `filter(isIncluded:)`.)
+    @available(*, deprecated, renamed: "filter(isIncluded:)")
+    @_disfavoredOverload
+    public func filter(
+        includeElement: @escaping @Sendable (Output.Element) throws -> Bool
+    ) -> FilterProcedure<Output.Element> {
+        filter(isIncluded: includeElement)
+    }
+
+    /// ProcedureKit's label for ``reduce(_:_:)``.
+    public func reduce<U: Sendable>(
+        _ initial: U, nextPartialResult: @escaping @Sendable (U, Output.Element) throws -> U
+    ) -> ReduceProcedure<Output.Element, U> {
+        reduce(initial, nextPartialResult)
     }
 
     /// A ``ReduceProcedure`` injected with this procedure's output: it outputs the elements combined with

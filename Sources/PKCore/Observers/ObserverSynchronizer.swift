@@ -33,34 +33,3 @@ extension DispatchQueue: ObserverSynchronizer {
         }
     }
 }
-
-extension DispatchQueue {
-    /// The value marking a queue so that work can tell whether it runs on it: set once per queue, on first use.
-    private final class Marker: Sendable {}
-
-    private static let markerKey = DispatchSpecificKey<Marker>()
-    /// Serializes the first marking of each queue, so two threads never give one queue two markers.
-    private static let marking = PKMutex(())
-    /// The main queue's marker; `DispatchQueue.main` is a new wrapper on every access on Linux, so identity
-    /// cannot tell it apart.
-    private static let mainMarker: Marker = DispatchQueue.main.marker
-
-    /// This queue's marker, set on first use.
-    private var marker: Marker {
-        if let marker = getSpecific(key: Self.markerKey) { return marker }
-        return Self.marking.withLock { _ in
-            if let marker = getSpecific(key: Self.markerKey) { return marker }
-            let marker = Marker()
-            setSpecific(key: Self.markerKey, value: marker)
-            return marker
-        }
-    }
-
-    /// Whether the calling thread is running this queue's work (directly, or through a queue targeting it). For
-    /// the main queue, being on the main thread counts: the main queue's work only ever runs there or inside it.
-    var isCurrentQueue: Bool {
-        let marker = self.marker
-        if DispatchQueue.getSpecific(key: Self.markerKey) === marker { return true }
-        return marker === Self.mainMarker && Thread.isMainThread
-    }
-}

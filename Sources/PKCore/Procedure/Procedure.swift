@@ -81,6 +81,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// subclasses (async procedures cancel their Task here).
     func procedureWasCancelled(withErrors errors: [any Error]) {}
 
+    /// A hook run once the procedure is finished, before ``procedureDidFinish(withErrors:)``; framework
+    /// subclasses release what they held for the run here (a block procedure's timeout, say).
+    func procedureIsFinished() {}
+
     // MARK: - Status
 
     /// The procedure's name; defaults to the type name.
@@ -469,6 +473,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         didChangeValue(forKey: "isFinished")
         for dependent in dependents { dependent.dependencyDidFinish() }
         releaseIteratively(dependencies)
+        procedureIsFinished()
         procedureDidFinish(withErrors: errors)
         if exclusive { ExclusivityManager.shared.release(ObjectIdentifier(self)) }
         if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }

@@ -54,7 +54,7 @@ open class AsyncProcedure: Procedure, @unchecked Sendable {
 /// let greet = AsyncBlockProcedure { try await Task.sleep(for: .milliseconds(5)) }
 /// try await queue.run(greet)
 /// ```
-public final class AsyncBlockProcedure: AsyncProcedure, @unchecked Sendable {
+open class AsyncBlockProcedure: AsyncProcedure, @unchecked Sendable {
     // @unchecked Sendable: `block` is immutable and Sendable.
 
     private let block: @Sendable () async throws -> Void
@@ -66,7 +66,7 @@ public final class AsyncBlockProcedure: AsyncProcedure, @unchecked Sendable {
     }
 
     /// Runs the block.
-    public override func run() async throws {
+    open override func run() async throws {
         try await block()
     }
 }

@@ -13,7 +13,7 @@
 /// the error. Cancelling the procedure does not interrupt a completion-handler block (which must still call the
 /// handler), and cancels the Task running an `async` closure; a `CancellationError` thrown because of that
 /// finishes the procedure without recording another error. There is no timeout.
-public final class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
+open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
     // @unchecked Sendable: `outputStorage` and `task` are guarded by their Mutexes (inside ValueStorage),
     // `completed` is a Mutex-guarded flag, `body` is immutable and Sendable; everything else is the superclass's.
 
@@ -54,7 +54,7 @@ public final class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProc
     }
 
     /// Starts the block.
-    public override func execute() {
+    open override func execute() {
         switch body {
         case .callback(let block):
             block { [self] result in complete(with: result) }

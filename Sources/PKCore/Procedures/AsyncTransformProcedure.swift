@@ -11,7 +11,7 @@
 /// handler is first called, from any thread (later calls are ignored). An input still pending then finishes the
 /// procedure with ``ProcedureKitError/requirementNotSatisfied()`` without calling the transform. Cancelling the
 /// procedure does not interrupt the transform, which must still call the handler. There is no timeout.
-public final class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
+open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     Procedure, InputProcedure, OutputProcedure, @unchecked Sendable
 {
     // @unchecked Sendable: `inputStorage` and `outputStorage` are guarded by their Mutexes (inside ValueStorage),
@@ -45,7 +45,7 @@ public final class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     }
 
     /// Starts the transform.
-    public override func execute() {
+    open override func execute() {
         guard case .ready(let value) = input else {
             complete(with: .failure(ProcedureKitError.requirementNotSatisfied()))
             return

@@ -10,7 +10,7 @@ import Foundation
 /// Each run makes a fresh `JSONDecoder` with the factory given to the initializer (decoders are not
 /// `Sendable`), so configure it there. Behaves as a ``TransformProcedure``: a pending input finishes it with
 /// ``ProcedureKitError/requirementNotSatisfied()``; a decoding error finishes it with that error.
-public final class DecodeJSONProcedure<T: Decodable & Sendable>: TransformProcedure<Data, T>, @unchecked Sendable {
+open class DecodeJSONProcedure<T: Decodable & Sendable>: TransformProcedure<Data, T>, @unchecked Sendable {
     // @unchecked Sendable: no state of its own; the superclass guards its state.
 
     /// Creates a procedure decoding a `type` with decoders made by `makeDecoder`.

@@ -5,7 +5,7 @@ import Foundation
 /// Each run makes a fresh `JSONEncoder` with the factory given to the initializer (encoders are not
 /// `Sendable`), so configure it there. Behaves as a ``TransformProcedure``: a pending input finishes it with
 /// ``ProcedureKitError/requirementNotSatisfied()``; an encoding error finishes it with that error.
-public final class EncodeJSONProcedure<T: Encodable & Sendable>: TransformProcedure<T, Data>, @unchecked Sendable {
+open class EncodeJSONProcedure<T: Encodable & Sendable>: TransformProcedure<T, Data>, @unchecked Sendable {
     // @unchecked Sendable: no state of its own; the superclass guards its state.
 
     /// Creates a procedure encoding a `type` with encoders made by `makeEncoder`.

@@ -2,7 +2,7 @@
 ///
 /// Behaves as a ``TransformProcedure``: a pending input finishes it with
 /// ``ProcedureKitError/requirementNotSatisfied()``; a throwing closure finishes it with the thrown error.
-public final class FilterProcedure<Element: Sendable>: TransformProcedure<[Element], [Element]>,
+open class FilterProcedure<Element: Sendable>: TransformProcedure<[Element], [Element]>,
     @unchecked Sendable
 {
     // @unchecked Sendable: no state of its own; the superclass guards its state.
@@ -10,5 +10,12 @@ public final class FilterProcedure<Element: Sendable>: TransformProcedure<[Eleme
     /// Creates a procedure that outputs `input.filter(isIncluded)`.
     public init(isIncluded: @escaping @Sendable (Element) throws -> Bool) {
         super.init { elements in try elements.filter(isIncluded) }
+    }
+
+    /// Creates a procedure whose input is already `source`: it outputs `source.filter(isIncluded)`.
+    public convenience init<S: Sequence>(source: S, isIncluded: @escaping @Sendable (Element) throws -> Bool)
+    where S.Element == Element {
+        self.init(isIncluded: isIncluded)
+        input = .ready(Array(source))
     }
 }

@@ -3,7 +3,7 @@
 ///
 /// Behaves as a ``TransformProcedure``: a pending input finishes it with
 /// ``ProcedureKitError/requirementNotSatisfied()``; a throwing closure finishes it with the thrown error.
-public final class FlatMapProcedure<Element: Sendable, U: Sendable>: TransformProcedure<[Element], [U]>,
+open class FlatMapProcedure<Element: Sendable, U: Sendable>: TransformProcedure<[Element], [U]>,
     @unchecked Sendable
 {
     // @unchecked Sendable: no state of its own; the superclass guards its state.
@@ -11,5 +11,12 @@ public final class FlatMapProcedure<Element: Sendable, U: Sendable>: TransformPr
     /// Creates a procedure that outputs `input.compactMap(transform)`.
     public init(transform: @escaping @Sendable (Element) throws -> U?) {
         super.init { elements in try elements.compactMap(transform) }
+    }
+
+    /// Creates a procedure whose input is already `source`: it outputs `source.compactMap(transform)`.
+    public convenience init<S: Sequence>(source: S, transform: @escaping @Sendable (Element) throws -> U?)
+    where S.Element == Element {
+        self.init(transform: transform)
+        input = .ready(Array(source))
     }
 }

@@ -3,7 +3,7 @@
 /// Create one directly and inject an `[Element]`, or call `map(transform:)` on a procedure whose output is a
 /// sequence. Behaves as a ``TransformProcedure``: a pending input finishes it with
 /// ``ProcedureKitError/requirementNotSatisfied()``; a throwing closure finishes it with the thrown error.
-public final class MapProcedure<Element: Sendable, U: Sendable>: TransformProcedure<[Element], [U]>,
+open class MapProcedure<Element: Sendable, U: Sendable>: TransformProcedure<[Element], [U]>,
     @unchecked Sendable
 {
     // @unchecked Sendable: no state of its own; the superclass guards its state.
@@ -11,5 +11,12 @@ public final class MapProcedure<Element: Sendable, U: Sendable>: TransformProced
     /// Creates a procedure that outputs `input.map(transform)`.
     public init(transform: @escaping @Sendable (Element) throws -> U) {
         super.init { elements in try elements.map(transform) }
+    }
+
+    /// Creates a procedure whose input is already `source`: it outputs `source.map(transform)`.
+    public convenience init<S: Sequence>(source: S, transform: @escaping @Sendable (Element) throws -> U)
+    where S.Element == Element {
+        self.init(transform: transform)
+        input = .ready(Array(source))
     }
 }

@@ -8,7 +8,7 @@
 /// ``output`` to `.success` and finishes; throwing sets it to `.failure` and finishes with the error. A procedure
 /// cancelled before it executes never runs its block and its output stays pending. The block is released once
 /// it has run. There is no timeout.
-public final class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
+open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
     // @unchecked Sendable: `outputStorage` and `block` are guarded by their own Mutexes (inside ValueStorage);
     // everything else is the superclass's.
 
@@ -28,7 +28,7 @@ public final class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure
     }
 
     /// Runs the block and finishes with its result.
-    public override func execute() {
+    open override func execute() {
         let taken = block.update { block in
             defer { block = nil }
             return block

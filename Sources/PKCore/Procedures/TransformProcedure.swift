@@ -11,7 +11,7 @@
 /// output); a throwing transform finishes it with the thrown error. A procedure cancelled before it executes
 /// never runs its transform. ``MapProcedure``, ``FlatMapProcedure``, ``FilterProcedure``, ``ReduceProcedure``
 /// and the JSON procedures are built on it.
-public class TransformProcedure<Input: Sendable, Output: Sendable>:
+open class TransformProcedure<Input: Sendable, Output: Sendable>:
     Procedure, InputProcedure, OutputProcedure, @unchecked Sendable
 {
     // @unchecked Sendable: `inputStorage` and `outputStorage` are guarded by their Mutexes (inside ValueStorage);
@@ -40,7 +40,7 @@ public class TransformProcedure<Input: Sendable, Output: Sendable>:
     }
 
     /// Transforms the input and finishes with the result.
-    public final override func execute() {
+    open override func execute() {
         guard case .ready(let value) = input else {
             finish(withResult: .failure(ProcedureKitError.requirementNotSatisfied()))
             return

@@ -17,7 +17,7 @@ import Foundation
 ///
 /// Cancellation: cancelled before or while it waits, it cancels the scheduled clock action and finishes promptly,
 /// ending cancelled. It finishes exactly once, even when the clock fires as it is cancelled.
-public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendable {
+open class DelayProcedure: Procedure, InputProcedure, @unchecked Sendable {
     // @unchecked Sendable: `input` and the scheduled clock action live in `state`, guarded by its PKMutex; `clock`
     // is immutable and Sendable; the superclass guards its own state.
 
@@ -32,7 +32,7 @@ public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendabl
     public let clock: any ProcedureClock
 
     /// Creates a procedure waiting for `delay`, or for a delay injected later through ``input`` when `nil`.
-    public init(delay: Delay?, clock: any ProcedureClock = SystemClock()) {
+    public init(delay: Delay? = nil, clock: any ProcedureClock = SystemClock()) {
         state = PKMutex(State(input: delay.map { .ready($0) } ?? .pending))
         self.clock = clock
         super.init()
@@ -64,7 +64,7 @@ public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendabl
     public var delay: Delay? { input.value }
 
     /// Starts the wait, or finishes at once when there is nothing to wait for.
-    public override func execute() {
+    open override func execute() {
         guard let delay = input.value else {
             // procedureDidCancel(withErrors:) finishes it, after this returns.
             cancel(with: ProcedureKitError.requirementNotSatisfied())

@@ -55,14 +55,15 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     /// The first payload is taken now; its delay is not used. An iterator with no payloads (or `max` of zero)
     /// makes a repeat that finishes as soon as it executes.
     public init(
-        max: Int? = nil, clock: any ProcedureClock = SystemClock(), iterator: some IteratorProtocol<Payload>
+        dispatchQueue: DispatchQueue? = nil, max: Int? = nil, clock: any ProcedureClock = SystemClock(),
+        iterator: some IteratorProtocol<Payload>
     ) {
         var iterator = iterator
         let first = (max ?? 1) > 0 ? iterator.next() : nil
         source = PKMutex(PayloadSource(iterator))
         self.max = max
         self.clock = clock
-        super.init(operations: [])
+        super.init(dispatchQueue: dispatchQueue, operations: [])
         name = "Repeat<\(T.self)>"
         if let first {
             progress.withLock {
@@ -75,27 +76,31 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     /// Creates a repeat of the operations of `iterator`, waiting between them as `wait` says.
     public convenience init(
-        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock(),
-        iterator: some IteratorProtocol<T>
+        dispatchQueue: DispatchQueue? = nil, max: Int? = nil, wait: WaitStrategy = .immediate,
+        clock: any ProcedureClock = SystemClock(), iterator: some IteratorProtocol<T>
     ) {
-        self.init(max: max, delay: wait.makeDelayIterator(), clock: clock, iterator: iterator)
+        self.init(
+            dispatchQueue: dispatchQueue, max: max, delay: wait.makeDelayIterator(), clock: clock, iterator: iterator)
     }
 
     /// Creates a repeat of the operations of `iterator`, waiting before each the next value of `delay`.
     public convenience init(
-        max: Int? = nil, delay: some IteratorProtocol<Delay>, clock: any ProcedureClock = SystemClock(),
-        iterator: some IteratorProtocol<T>
+        dispatchQueue: DispatchQueue? = nil, max: Int? = nil, delay: some IteratorProtocol<Delay>,
+        clock: any ProcedureClock = SystemClock(), iterator: some IteratorProtocol<T>
     ) {
-        self.init(max: max, clock: clock, iterator: PayloadIterator(operations: iterator, delays: delay))
+        self.init(
+            dispatchQueue: dispatchQueue, max: max, clock: clock,
+            iterator: PayloadIterator(operations: iterator, delays: delay))
     }
 
     /// Creates a repeat of the operations `body` returns, until it returns `nil` or `max` have run, waiting
     /// between them as `wait` says.
     public convenience init(
-        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock(),
-        body: @escaping @Sendable () -> T?
+        dispatchQueue: DispatchQueue? = nil, max: Int? = nil, wait: WaitStrategy = .immediate,
+        clock: any ProcedureClock = SystemClock(), body: @escaping @Sendable () -> T?
     ) {
-        self.init(max: max, wait: wait, clock: clock, iterator: ClosureIterator(body: body))
+        self.init(
+            dispatchQueue: dispatchQueue, max: max, wait: wait, clock: clock, iterator: ClosureIterator(body: body))
     }
 
     // MARK: - Progress

@@ -46,42 +46,47 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
     ///
     /// The first payload is taken now; its delay is not used.
     public init(
-        max: Int? = nil, clock: any ProcedureClock = SystemClock(),
+        dispatchQueue: DispatchQueue? = nil, max: Int? = nil, clock: any ProcedureClock = SystemClock(),
         iterator: some IteratorProtocol<RepeatProcedurePayload<T>>, retry: @escaping Handler = { $1 }
     ) {
         self.retry = retry
-        super.init(max: max, clock: clock, iterator: iterator)
+        super.init(dispatchQueue: dispatchQueue, max: max, clock: clock, iterator: iterator)
         name = "Retry<\(T.self)>"
     }
 
     /// Creates a retry of the attempts of `iterator`, waiting between them as `wait` says.
     public convenience init(
-        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock(),
-        iterator: some IteratorProtocol<T>, retry: @escaping Handler = { $1 }
+        dispatchQueue: DispatchQueue? = nil, max: Int? = nil, wait: WaitStrategy = .immediate,
+        clock: any ProcedureClock = SystemClock(), iterator: some IteratorProtocol<T>, retry: @escaping Handler = { $1 }
     ) {
         self.init(
-            max: max, clock: clock,
+            dispatchQueue: dispatchQueue, max: max, clock: clock,
             iterator: PayloadIterator(operations: iterator, delays: wait.makeDelayIterator()), retry: retry)
     }
 
     /// Creates a retry making at most `max` attempts, each returned by `body` (`nil` stops), waiting between
     /// them as `wait` says; `shouldRetry`, if given, may stop it after a failure.
     public convenience init(
-        max: Int, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock(),
-        shouldRetry: (@Sendable (RetryFailureInfo<T>) -> Bool)? = nil, body: @escaping @Sendable () -> T?
+        dispatchQueue: DispatchQueue? = nil, max: Int, wait: WaitStrategy = .immediate,
+        clock: any ProcedureClock = SystemClock(), shouldRetry: (@Sendable (RetryFailureInfo<T>) -> Bool)? = nil,
+        body: @escaping @Sendable () -> T?
     ) {
-        self.init(max: max, wait: wait, clock: clock, iterator: ClosureIterator(body: body)) { info, payload in
+        self.init(
+            dispatchQueue: dispatchQueue, max: max, wait: wait, clock: clock, iterator: ClosureIterator(body: body)
+        ) { info, payload in
             shouldRetry?(info) ?? true ? payload : nil
         }
     }
 
     /// ProcedureKit's spelling: at most `max` attempts, each returned by `body`, waiting 0.2 s between them
-    /// unless `wait` says otherwise. See ``init(max:wait:clock:shouldRetry:body:)``.
+    /// unless `wait` says otherwise. See ``init(dispatchQueue:max:wait:clock:shouldRetry:body:)``.
     public convenience init(
-        upto max: Int, wait: WaitStrategy = .constant(0.2), clock: any ProcedureClock = SystemClock(),
-        shouldRetry: (@Sendable (RetryFailureInfo<T>) -> Bool)? = nil, body: @escaping @Sendable () -> T?
+        dispatchQueue: DispatchQueue? = nil, upto max: Int, wait: WaitStrategy = .constant(0.2),
+        clock: any ProcedureClock = SystemClock(), shouldRetry: (@Sendable (RetryFailureInfo<T>) -> Bool)? = nil,
+        body: @escaping @Sendable () -> T?
     ) {
-        self.init(max: max, wait: wait, clock: clock, shouldRetry: shouldRetry, body: body)
+        self.init(
+            dispatchQueue: dispatchQueue, max: max, wait: wait, clock: clock, shouldRetry: shouldRetry, body: body)
     }
 
     override func attemptWillFinish(_ attempt: T, withErrors errors: [any Error]) -> [any Error] {
