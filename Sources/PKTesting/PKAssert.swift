@@ -41,6 +41,65 @@ public func PKAssertProcedureError<E: Error & Equatable>(
     report(ProcedureCheck.error(procedure, equals: expected), file: file, line: line)
 }
 
+/// XCTest: fails unless `procedure` finished with a first error equal to `expected`: ProcedureKit's positional
+/// spelling of ``PKAssertProcedureError(_:equals:file:line:)``.
+public func PKAssertProcedureError<E: Error & Equatable>(
+    _ procedure: Procedure, _ expected: E, file: StaticString = #filePath, line: UInt = #line
+) {
+    report(ProcedureCheck.error(procedure, equals: expected), file: file, line: line)
+}
+
+/// XCTest: fails unless `procedure` finished, not cancelled, with a first error equal to `expected`.
+public func PKAssertProcedureFinishedWithError<E: Error & Equatable>(
+    _ procedure: Procedure, _ expected: E, file: StaticString = #filePath, line: UInt = #line
+) {
+    report(ProcedureCheck.finishedWithError(procedure, expected), file: file, line: line)
+}
+
+/// XCTest: fails unless `procedure` finished cancelled, with a first error equal to `expected`.
+public func PKAssertProcedureCancelledWithError<E: Error & Equatable>(
+    _ procedure: Procedure, _ expected: E, file: StaticString = #filePath, line: UInt = #line
+) {
+    report(ProcedureCheck.cancelledWithError(procedure, expected), file: file, line: line)
+}
+
+/// XCTest: fails unless `result` is satisfied.
+public func PKAssertConditionSatisfied(
+    _ result: ConditionResult, file: StaticString = #filePath, line: UInt = #line
+) {
+    report(ProcedureCheck.conditionSatisfied(result), file: file, line: line)
+}
+
+/// XCTest: fails unless `result` is a failure with an error equal to `expected`.
+public func PKAssertConditionFailed<E: Error & Equatable>(
+    _ result: ConditionResult, failedWithError expected: E, file: StaticString = #filePath, line: UInt = #line
+) {
+    report(ProcedureCheck.conditionFailed(result, failedWithError: expected), file: file, line: line)
+}
+
+/// XCTest: fails unless `group` has no errors (`count` 0) or exactly `count` errors.
+public func PKAssertGroupErrors(
+    _ group: GroupProcedure, count: Int, file: StaticString = #filePath, line: UInt = #line
+) {
+    report(ProcedureCheck.groupErrors(group, count: count), file: file, line: line)
+}
+
+/// XCTest: fails unless `group` has errors, and those of `expected`'s type include it (or, with `doesNot`, do
+/// not).
+public func PKAssertGroupErrors<E: Error & Equatable>(
+    _ group: GroupProcedure, doesNot: Bool = false, contain expected: E, file: StaticString = #filePath,
+    line: UInt = #line
+) {
+    report(ProcedureCheck.groupErrors(group, doesNot: doesNot, contain: expected), file: file, line: line)
+}
+
+/// XCTest: fails unless `writer` received the log message `message`.
+public func PKAssertLogContainsMessage(
+    _ writer: TestableLogWriter, _ message: String, file: StaticString = #filePath, line: UInt = #line
+) {
+    report(ProcedureCheck.logContains(writer, message: message), file: file, line: line)
+}
+
 /// XCTest: fails unless `procedure` finished cleanly with output `expected`.
 public func PKAssertProcedureOutput<P: OutputProcedure>(
     _ procedure: P, _ expected: P.Output, file: StaticString = #filePath, line: UInt = #line

@@ -41,6 +41,39 @@ public func PKExpectProcedureError<E: Error & Equatable>(
     report(ProcedureCheck.error(procedure, equals: expected), at: sourceLocation)
 }
 
+/// Swift Testing: records an issue unless `procedure` finished, not cancelled, with a first error equal to
+/// `expected`.
+public func PKExpectProcedureFinishedWithError<E: Error & Equatable>(
+    _ procedure: Procedure, _ expected: E, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    report(ProcedureCheck.finishedWithError(procedure, expected), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue unless `procedure` finished cancelled, with a first error equal to `expected`.
+public func PKExpectProcedureCancelledWithError<E: Error & Equatable>(
+    _ procedure: Procedure, _ expected: E, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    report(ProcedureCheck.cancelledWithError(procedure, expected), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue unless `result` is satisfied.
+public func PKExpectConditionSatisfied(_ result: ConditionResult, sourceLocation: SourceLocation = #_sourceLocation) {
+    report(ProcedureCheck.conditionSatisfied(result), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue unless `result` is a failure with an error equal to `expected`.
+public func PKExpectConditionFailed<E: Error & Equatable>(
+    _ result: ConditionResult, failedWithError expected: E, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    report(ProcedureCheck.conditionFailed(result, failedWithError: expected), at: sourceLocation)
+}
+
+/// Swift Testing: records an issue unless `group` has no errors (`count` 0) or exactly `count` errors.
+public func PKExpectGroupErrors(_ group: GroupProcedure, count: Int, sourceLocation: SourceLocation = #_sourceLocation)
+{
+    report(ProcedureCheck.groupErrors(group, count: count), at: sourceLocation)
+}
+
 /// Swift Testing: records an issue unless `procedure` finished cleanly with output `expected`.
 public func PKExpectProcedureOutput<P: OutputProcedure>(
     _ procedure: P, _ expected: P.Output, sourceLocation: SourceLocation = #_sourceLocation

@@ -9,4 +9,9 @@
 // - `LeakCheck`: weak-reference release checks.
 // - `ProcedureCheck`: the pure checks behind every assertion (they return failure messages).
 // - `PKExpect…` (Swift Testing) and `PKAssert…` (XCTest): front ends that report those failures.
+// - `TestCondition`, `AsyncTestCondition`, `QueueTestDelegate`, `TestableLogWriter`: recording fixtures.
+// - `ProcedureKitTestCase`, `GroupTestCase`, `RepeatTestCase`, `RetryTestCase`: XCTest base classes with
+//   ProcedureKit's helpers, so TestingProcedureKit suites port with an import change.
+// - `MutualExclusion`: resets the process-wide mutual-exclusion state between tests.
+// - `ManualClock`: a clock tests drive by hand.
 @_exported import PKCore

@@ -70,6 +70,64 @@ public enum ProcedureCheck {
         return failures
     }
 
+    /// Checks that `procedure` finished, not cancelled, with a first error of `expected`'s type equal to it
+    /// (ProcedureKit's `PKAssertProcedureFinishedWithError`).
+    public static func finishedWithError<E: Error & Equatable>(_ procedure: Procedure, _ expected: E) -> [String] {
+        finished(procedure, withErrors: true)
+            + error(procedure, equals: expected).filter { !$0.contains("did not finish") }
+    }
+
+    /// Checks that `procedure` finished cancelled, with a first error of `expected`'s type equal to it
+    /// (ProcedureKit's `PKAssertProcedureCancelledWithError`).
+    public static func cancelledWithError<E: Error & Equatable>(_ procedure: Procedure, _ expected: E) -> [String] {
+        cancelled(procedure, withErrors: true)
+            + error(procedure, equals: expected).filter { !$0.contains("did not finish") }
+    }
+
+    /// Checks that a condition result is satisfied (`.success(true)`).
+    public static func conditionSatisfied(_ result: ConditionResult) -> [String] {
+        if case .success(true) = result { return [] }
+        return ["condition result \(result) is not satisfied"]
+    }
+
+    /// Checks that a condition result is a failure whose error is of `expected`'s type and equal to it.
+    public static func conditionFailed<E: Error & Equatable>(_ result: ConditionResult, failedWithError expected: E)
+        -> [String]
+    {
+        guard case .failure(let error) = result else { return ["condition result \(result) is not a failure"] }
+        guard let typed = error as? E else { return ["condition error \(error) is not a \(E.self)"] }
+        return typed == expected ? [] : ["condition error \(typed) is not equal to \(expected)"]
+    }
+
+    /// Checks a group's errors: none when `count` is 0, otherwise exactly `count`.
+    ///
+    /// A group collects every child's errors (ProcedureKit's group kept one and its test helper counted the errors
+    /// of its children instead; a finished child is released here, so the group's own list is what is counted).
+    public static func groupErrors(_ group: GroupProcedure, count: Int) -> [String] {
+        let actual = group.errors.count
+        guard actual != count else { return [] }
+        return ["\(group.procedureName) has \(actual) error(s); expected \(count)"]
+    }
+
+    /// Checks that a group has errors and that those of type `E` include (or, with `doesNot`, exclude)
+    /// `expected`.
+    public static func groupErrors<E: Error & Equatable>(
+        _ group: GroupProcedure, doesNot: Bool = false, contain expected: E
+    ) -> [String] {
+        let errors = group.errors
+        guard !errors.isEmpty else { return ["\(group.procedureName) has no errors"] }
+        let typed = errors.compactMap { $0 as? E }
+        if doesNot {
+            return typed.contains(expected) ? ["\(group.procedureName)'s errors contain \(expected)"] : []
+        }
+        return typed.contains(expected) ? [] : ["\(group.procedureName)'s errors \(errors) do not contain \(expected)"]
+    }
+
+    /// Checks that `writer` received a message equal to `message`.
+    public static func logContains(_ writer: TestableLogWriter, message: String) -> [String] {
+        writer.messages.contains(message) ? [] : ["no log message \"\(message)\" among \(writer.messages)"]
+    }
+
     /// Checks that `procedure` finished cleanly (not cancelled, no errors) with output `expected`.
     public static func output<P: OutputProcedure>(_ procedure: P, _ expected: P.Output) -> [String]
     where P.Output: Equatable {

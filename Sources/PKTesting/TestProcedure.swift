@@ -34,6 +34,11 @@ open class TestProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked
     /// An operation `execute()` produces onto the procedure's queue, or `nil`.
     public let produced: Operation?
 
+    /// ProcedureKit's name for ``errorToFinishWith``.
+    public var expectedError: (any Error)? { errorToFinishWith }
+    /// ProcedureKit's name for ``produced``.
+    public var producedOperation: Operation? { produced }
+
     private let record = PKMutex(Record())
 
     /// Creates a test procedure.

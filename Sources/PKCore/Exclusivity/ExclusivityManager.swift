@@ -4,10 +4,10 @@
 /// A procedure requests its categories after its conditions pass and before it becomes ready, so waiting takes no
 /// concurrency slot; it releases them when it finishes, or withdraws the request when it is cancelled first.
 /// Grant callbacks run outside the manager's lock, on the thread that released or requested.
-final class ExclusivityManager: Sendable {
+package final class ExclusivityManager: Sendable {
 
     /// The one manager.
-    static let shared = ExclusivityManager()
+    package static let shared = ExclusivityManager()
 
     private struct Registry {
         var exclusivity = ExclusivityState<ObjectIdentifier>()
@@ -49,4 +49,17 @@ final class ExclusivityManager: Sendable {
         for callback in callbacks { callback() }
     }
 
+    /// Forgets every request, granted or not, and grants the ones still waiting (their grant callbacks run, so
+    /// their procedures go on). For test suites, between tests, once no procedure of the finished test can still
+    /// be running: a procedure that holds a category keeps running, but no longer excludes anyone.
+    package func reset() {
+        let waiting = registry.withLock { registry -> [@Sendable () -> Void] in
+            defer { registry = Registry() }
+            return Array(registry.callbacks.values)
+        }
+        for callback in waiting { callback() }
+    }
+
+    /// How many owners have a request (granted or waiting); for tests.
+    package var requestCount: Int { registry.withLock { $0.exclusivity.requests.count } }
 }
