@@ -162,6 +162,26 @@ struct GroupChildrenTests {
         #expect(group.errors.count == 40)
     }
 
+    @Test func finishingAGroupFromOutsideIsIgnoredWithAWarning() {
+        let gate = DispatchSemaphore(value: 0)
+        let child = BlockProcedure { gate.wait() }
+        let group = GroupProcedure(operations: [child])
+        let writer = TestableLogWriter()
+        let executing = DispatchSemaphore(value: 0)
+        group.addDidExecuteBlockObserver { _ in executing.signal() }
+        GlobalLogSettings.with(enabled: true, severity: .warning, writer: writer) {
+            queue.add(procedure: group)
+            waitFor(executing, "the group to execute")
+            group.finish(with: TestError())
+            #expect(!group.isFinished)
+        }
+        gate.signal()
+        waitForAll(group)
+        PKExpectProcedureFinished(group)
+        #expect(child.isFinished)
+        #expect(writer.messages.contains { $0.contains("finishes by itself") })
+    }
+
     @Test func theGroupsDispatchQueueRunsItsChildren() {
         let dispatchQueue = DispatchQueue(label: "GroupChildrenTests.children")
         let ranOnIt = Atomic<Bool>(false)

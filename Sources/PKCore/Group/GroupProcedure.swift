@@ -26,6 +26,9 @@ import Foundation
 /// ``child(_:willFinishWithErrors:)``, both serialized with the group's events; the default collects them, and the
 /// group finishes with everything collected. A cancelled group collects no child errors.
 ///
+/// A group finishes by itself once every child has finished; calling `finish()` on it logs a warning and does
+/// nothing.
+///
 /// Cancellation: cancelling the group cancels every child (procedures with
 /// ``ProcedureKitError/Context/parentCancelledWithError``); a group cancelled before it starts still executes, so that its
 /// children can finish, and ends cancelled. Subclasses overriding `execute()` must call `super.execute()`.
@@ -263,6 +266,11 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             if let transform, !self.isCancelled { transform(child, &errors) }
             self.child(child, willFinishWithErrors: errors)
         }
+    }
+
+    /// A group finishes by itself, once its children have: a `finish` from anywhere else is refused.
+    override func acceptsFinish() -> Bool {
+        group.withLock { $0.phase == .finishing }
     }
 
     func childDidFinish() {

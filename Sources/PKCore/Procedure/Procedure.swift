@@ -81,6 +81,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// subclasses (async procedures cancel their Task here).
     func procedureWasCancelled(withErrors errors: [any Error]) {}
 
+    /// Whether a `finish` call may go ahead; a group refuses every finish but its own.
+    func acceptsFinish() -> Bool { true }
+
     /// A hook run once the procedure is finished, before ``procedureDidFinish(withErrors:)``; framework
     /// subclasses release what they held for the run here (a block procedure's timeout, say).
     func procedureIsFinished() {}
@@ -187,6 +190,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// with a warning. Before the procedure starts, finishing is allowed only once it is cancelled, and is then
     /// carried out when its queue starts it.
     public final func finish(withErrors errors: [any Error]) {
+        guard acceptsFinish() else {
+            log.warning("finish() called on \(procedureName), which finishes by itself; ignored")
+            return
+        }
         var drainNow = false
         let action = storage.withLock { storage -> ProcedureStateMachine.FinishAction in
             let action = storage.machine.finish(errors: errors)
