@@ -145,35 +145,50 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
     /// The Task awaiting the procedure was cancelled.
     public static func taskCancelled() -> ProcedureKitError { ProcedureKitError(context: .taskCancelled) }
 
-    /// The parent (for example a group) was cancelled with `errors`.
+    /// The parent (for example a group) was cancelled with `errors`. A parent cancelled because its own parent was
+    /// contributes that parent's errors instead, so the error of a child of nested groups names the outermost
+    /// cause, and stays one level deep however deep the nesting.
     public static func parent(cancelledWithErrors errors: [any Error]) -> ProcedureKitError {
-        ProcedureKitError(context: .parentCancelledWithError, errors: errors)
+        ProcedureKitError(context: .parentCancelledWithError, errors: flattening(errors, .parentCancelledWithError))
     }
 
     /// The parent (for example a group) was cancelled with `error`: ProcedureKit's spelling of
     /// ``parent(cancelledWithErrors:)``.
     public static func parent(cancelledWithError error: (any Error)?) -> ProcedureKitError {
-        ProcedureKitError(context: .parentCancelledWithError, error: error)
+        parent(cancelledWithErrors: error.map { [$0] } ?? [])
     }
 
-    /// A dependency finished with `errors`.
+    /// A dependency finished with `errors` (errors of the same kind among them contribute their own underlying
+    /// errors, so a long chain of injections stays one level deep).
     public static func dependency(finishedWithErrors errors: [any Error]) -> ProcedureKitError {
-        ProcedureKitError(context: .dependencyFinishedWithError, errors: errors)
+        ProcedureKitError(
+            context: .dependencyFinishedWithError, errors: flattening(errors, .dependencyFinishedWithError))
     }
 
     /// A dependency finished with `error`: ProcedureKit's spelling of ``dependency(finishedWithErrors:)``.
     public static func dependency(finishedWithError error: (any Error)?) -> ProcedureKitError {
-        ProcedureKitError(context: .dependencyFinishedWithError, error: error)
+        dependency(finishedWithErrors: error.map { [$0] } ?? [])
     }
 
-    /// A dependency was cancelled with `errors`.
+    /// A dependency was cancelled with `errors` (errors of the same kind among them contribute their own
+    /// underlying errors, so a long chain of injections stays one level deep).
     public static func dependency(cancelledWithErrors errors: [any Error]) -> ProcedureKitError {
-        ProcedureKitError(context: .dependencyCancelledWithError, errors: errors)
+        ProcedureKitError(
+            context: .dependencyCancelledWithError, errors: flattening(errors, .dependencyCancelledWithError))
+    }
+
+    /// `errors`, with each `ProcedureKitError` of `context` replaced by its underlying errors.
+    private static func flattening(_ errors: [any Error], _ context: Context) -> [any Error] {
+        guard errors.contains(where: { ($0 as? ProcedureKitError)?.context == context }) else { return errors }
+        return errors.flatMap { error -> [any Error] in
+            guard let error = error as? ProcedureKitError, error.context == context else { return [error] }
+            return error.underlyingErrors
+        }
     }
 
     /// A dependency was cancelled with `error`: ProcedureKit's spelling of ``dependency(cancelledWithErrors:)``.
     public static func dependency(cancelledWithError error: (any Error)?) -> ProcedureKitError {
-        ProcedureKitError(context: .dependencyCancelledWithError, error: error)
+        dependency(cancelledWithErrors: error.map { [$0] } ?? [])
     }
 
     /// A condition failed, because of `error` if given (what a `BlockCondition` threw, say).

@@ -1,50 +1,79 @@
+import Synchronization
+
 /// The process-wide mutual-exclusion lock manager: procedures on any queue that share a category never run at
 /// the same time.
 ///
-/// A procedure requests its categories after its conditions pass and before it becomes ready, so waiting takes no
-/// concurrency slot; it releases them when it finishes, or withdraws the request when it is cancelled first.
-/// Grant callbacks run outside the manager's lock, on the thread that released or requested.
+/// A procedure asks for its categories once its queue has given it a slot, just before it starts (never while it
+/// waits for a slot, so a granted category is never held by a procedure that cannot run); it releases them when it
+/// finishes, or withdraws the request when it is cancelled first. Each request is registered under a ticket, a
+/// number never used twice, so a late or repeated release can never touch another procedure's request. Grant
+/// callbacks run outside the manager's lock, on the thread that released.
 package final class ExclusivityManager: Sendable {
 
     /// The one manager.
     package static let shared = ExclusivityManager()
 
+    /// What a request led to.
+    enum RequestOutcome: Equatable {
+        /// Granted at once; the grant callback will not be called.
+        case granted
+        /// Queued; the grant callback runs once the categories are granted (unless the ticket is released first).
+        case waiting
+        /// Granting would deadlock: these categories are held by a procedure the requester was produced by.
+        /// Nothing was registered.
+        case deadlock([String])
+    }
+
     private struct Registry {
-        var exclusivity = ExclusivityState<ObjectIdentifier>()
-        /// Grant callbacks of requests not granted yet.
-        var callbacks: [ObjectIdentifier: @Sendable () -> Void] = [:]
+        var exclusivity = ExclusivityState<UInt64>()
+        /// Grant callbacks of requests not granted yet, by ticket.
+        var callbacks: [UInt64: @Sendable () -> Void] = [:]
+        /// Each registered procedure's ticket, to recognise its producers among the holders.
+        var tickets: [ObjectIdentifier: UInt64] = [:]
+        var owners: [UInt64: ObjectIdentifier] = [:]
     }
 
     private let registry = PKMutex(Registry())
+    private let lastTicket = Atomic<UInt64>(0)
 
-    /// Requests `categories` for `owner`; `onGrant` runs once when they are all granted (perhaps before this
-    /// returns). Returns the categories that would deadlock instead, if any, in which case nothing is queued.
+    /// A ticket no request has used.
+    func makeTicket() -> UInt64 {
+        lastTicket.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Requests `categories` under `ticket` for `procedure`, whose producers (directly or through others) are
+    /// `ancestors`.
     func request(
-        _ categories: Set<String>, for owner: ObjectIdentifier, ancestors: Set<ObjectIdentifier>,
+        _ categories: Set<String>, ticket: UInt64, procedure: ObjectIdentifier, ancestors: Set<ObjectIdentifier>,
         onGrant: @escaping @Sendable () -> Void
-    ) -> [String]? {
-        let outcome = registry.withLock { registry -> ExclusivityState<ObjectIdentifier>.RequestOutcome in
-            let outcome = registry.exclusivity.request(categories, for: owner, ancestors: ancestors)
-            if case .queued(granted: false) = outcome { registry.callbacks[owner] = onGrant }
-            return outcome
-        }
-        switch outcome {
-        case .queued(let granted):
-            if granted { onGrant() }
-            return nil
-        case .duplicate:
-            return nil
-        case .deadlock(let blocked):
-            return blocked
+    ) -> RequestOutcome {
+        registry.withLock { registry in
+            let ancestorTickets = Set(ancestors.compactMap { registry.tickets[$0] })
+            switch registry.exclusivity.request(categories, for: ticket, ancestors: ancestorTickets) {
+            case .queued(let granted):
+                registry.tickets[procedure] = ticket
+                registry.owners[ticket] = procedure
+                if granted { return .granted }
+                registry.callbacks[ticket] = onGrant
+                return .waiting
+            case .duplicate:
+                // Tickets are never reused, so this cannot happen; report it as a grant held already.
+                return .granted
+            case .deadlock(let blocked):
+                return .deadlock(blocked)
+            }
         }
     }
 
-    /// Releases `owner`'s categories if granted, or withdraws its request if not; then grants whoever is next.
-    /// Idempotent.
-    func release(_ owner: ObjectIdentifier) {
+    /// Releases the categories granted under `ticket`, or withdraws its request if not granted; then grants whoever
+    /// is next. Releasing a ticket that is not registered (any more) does nothing.
+    func release(_ ticket: UInt64) {
         let callbacks = registry.withLock { registry -> [@Sendable () -> Void] in
-            registry.callbacks[owner] = nil
-            return registry.exclusivity.remove(owner).compactMap { registry.callbacks.removeValue(forKey: $0) }
+            registry.callbacks[ticket] = nil
+            if let procedure = registry.owners.removeValue(forKey: ticket), registry.tickets[procedure] == ticket {
+                registry.tickets[procedure] = nil
+            }
+            return registry.exclusivity.remove(ticket).compactMap { registry.callbacks.removeValue(forKey: $0) }
         }
         for callback in callbacks { callback() }
     }
@@ -60,6 +89,6 @@ package final class ExclusivityManager: Sendable {
         for callback in waiting { callback() }
     }
 
-    /// How many owners have a request (granted or waiting); for tests.
+    /// How many tickets are registered (granted or waiting); for tests.
     package var requestCount: Int { registry.withLock { $0.exclusivity.requests.count } }
 }

@@ -241,14 +241,18 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         cancelChildren(held + queue.operations, errors: errors)
     }
 
-    /// Cancels `children` because the group was cancelled (with `errors`, or with the group's errors).
+    /// Cancels `children` because the group was cancelled (with `errors`, or with the group's errors). Nested
+    /// groups cancel their own children in turn, through ``CascadeTrampoline`` so that no depth of nesting
+    /// exhausts the stack.
     private func cancelChildren(_ children: [Operation], errors: [any Error]? = nil) {
         let error = ProcedureKitError.parent(cancelledWithErrors: errors ?? self.errors)
-        for child in children {
-            if let procedure = child as? Procedure {
-                procedure.cancel(with: error)
-            } else {
-                child.cancel()
+        CascadeTrampoline.run {
+            for child in children {
+                if let procedure = child as? Procedure {
+                    procedure.cancel(with: error)
+                } else {
+                    child.cancel()
+                }
             }
         }
     }
@@ -285,7 +289,26 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             return state.childErrors
         }
         guard let errors else { return }
-        finish(withErrors: errors)
+        // The last child often finishes on this thread, inside its own parent's finishing, and so on up a nest of
+        // groups: the trampoline bounds that recursion.
+        CascadeTrampoline.run { self.finish(withErrors: errors) }
+    }
+
+    deinit {
+        // Children held by a group that never ran may be groups holding children in turn: release the nest
+        // iteratively, so that dropping one deep structure never recurses once per level.
+        var held = group.withLock { state -> [Operation] in
+            defer { state.initial = [] }
+            return state.initial
+        }
+        while var child = held.popLast() {
+            guard isKnownUniquelyReferenced(&child), let nested = child as? GroupProcedure else { continue }
+            held.append(
+                contentsOf: nested.group.withLock { state -> [Operation] in
+                    defer { state.initial = [] }
+                    return state.initial
+                })
+        }
     }
 }
 

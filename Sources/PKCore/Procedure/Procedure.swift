@@ -273,21 +273,32 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// call) runs if all of its dependencies have finished, with a warning; otherwise it is cancelled with
     /// ``ProcedureKitError/Context/notStartedByProcedureQueue`` and finishes without executing.
     public final override func start() {
-        // The usual case (started by its ProcedureQueue) submits `.start` in the same critical section.
-        let (adopted, drainNow) = storage.withLock { storage -> (Bool, Bool) in
-            if storage.machine.adoptWithoutQueue() { return (true, false) }
-            return (false, storage.loop.accept(.start))
+        // The usual case (started by its ProcedureQueue) submits `.start` in the same critical section. A procedure
+        // whose conditions named mutually exclusive categories asks for them first, now that it holds a slot.
+        enum Next {
+            case adopted
+            case submit(drainNow: Bool)
+            case requestLocks(ExclusivityRequest)
         }
-        guard adopted else {
+        let next = storage.withLock { storage -> Next in
+            if storage.machine.adoptWithoutQueue() { return .adopted }
+            if let request = storage.makeExclusivityRequest() { return .requestLocks(request) }
+            return .submit(drainNow: storage.loop.accept(.start))
+        }
+        switch next {
+        case .submit(let drainNow):
             if drainNow { drain(startingWith: .start) }
-            return
+        case .requestLocks(let request):
+            requestLocks(request)
+        case .adopted:
+            log.warning(
+                "\(procedureName) was started without a ProcedureQueue; conditions and queue features do not apply")
+            let dependencies = storage.withLock { $0.dependencies }
+            if !dependencies.allSatisfy(\.isFinished) {
+                cancel(with: ProcedureKitError(context: .notStartedByProcedureQueue))
+            }
+            submit(.start)
         }
-        log.warning("\(procedureName) was started without a ProcedureQueue; conditions and queue features do not apply")
-        let dependencies = storage.withLock { $0.dependencies }
-        if !dependencies.allSatisfy(\.isFinished) {
-            cancel(with: ProcedureKitError(context: .notStartedByProcedureQueue))
-        }
-        submit(.start)
     }
 
     /// Does nothing: a procedure's work is ``execute()``.
@@ -469,8 +480,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             let released = (storage.conditions, storage.producer)
             storage.conditions = []
             storage.producer = nil
-            let exclusive = storage.requestedExclusivity
-            storage.requestedExclusivity = false
+            let exclusive = storage.exclusivity.takeTicket()
             return (errors, dependents, queueRef, storage.observers, dependencies, exclusive, released)
         }
         withExtendedLifetime(released) {}
@@ -482,7 +492,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         releaseIteratively(dependencies)
         procedureIsFinished()
         procedureDidFinish(withErrors: errors)
-        if exclusive { ExclusivityManager.shared.release(ObjectIdentifier(self)) }
+        if let exclusive { ExclusivityManager.shared.release(exclusive) }
         if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }
         let (waiters, attached) = storage.withLock { storage -> (FinishWaiters, ObserverList) in
             let attached = storage.observers
@@ -686,42 +696,48 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         return true
     }
 
-    /// Makes a procedure that is waiting (for dependencies, its conditions or its locks) ready at once, because
-    /// it was cancelled: an evaluation under way is abandoned and a lock request withdrawn.
+    /// Makes a procedure that is waiting (for dependencies, its conditions or its categories) ready at once,
+    /// because it was cancelled: an evaluation under way is abandoned, and a category request is withdrawn (the
+    /// procedure already holds a slot, so it is handed straight back to a worker to start, and finish).
     final func becomeReadyIfWaiting() {
         enum Cleanup {
             case none
             case evaluation(ConditionEvaluator?)
-            case locks
+            case withdraw(UInt64)
         }
         let (queue, cleanup) = storage.withLock { storage -> (ProcedureQueue?, Cleanup) in
             // While the enqueue is still registering dependencies its token keeps the count above zero;
             // `dependenciesDidFinish` sees the cancellation when the token is released.
             guard storage.machine.state == .pending else { return (nil, .none) }
-            let cleanup: Cleanup
             switch storage.readiness {
             case .waiting:
-                cleanup = .none
+                storage.readiness = .ready
+                return (storage.queue, .none)
             case .evaluatingConditions:
-                cleanup = .evaluation(storage.evaluation)
+                let evaluation = storage.evaluation
                 storage.evaluation = nil
-            case .awaitingLocks:
-                cleanup = .locks
-            case .notEnqueued, .ready:
+                storage.readiness = .ready
+                return (storage.queue, .evaluation(evaluation))
+            case .ready:
+                guard let ticket = storage.exclusivity.withdrawWaitingRequest() else { return (nil, .none) }
+                return (storage.queue, .withdraw(ticket))
+            case .notEnqueued:
                 return (nil, .none)
             }
-            storage.readiness = .ready
-            return (storage.queue, cleanup)
         }
         switch cleanup {
-        case .none: break
-        case .evaluation(let evaluation): evaluation?.cancel()
-        case .locks: releaseExclusivity()
+        case .none:
+            queue?.procedureIsReady(self)
+        case .evaluation(let evaluation):
+            evaluation?.cancel()
+            queue?.procedureIsReady(self)
+        case .withdraw(let ticket):
+            ExclusivityManager.shared.release(ticket)
+            queue?.startAfterLocks(self)
         }
-        queue?.procedureIsReady(self)
     }
 
-    // MARK: - Conditions and exclusivity (called by ProcedureQueue)
+    // MARK: - Conditions (called by ProcedureQueue)
 
     /// Evaluates the conditions, in one of the queue's worker loops, once dependencies have finished and the
     /// queue is not suspended.
@@ -736,113 +752,29 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         evaluator?.evaluateOwnConditions(of: self)
     }
 
-    /// The evaluator's decision on this procedure's conditions, with their mutually exclusive categories.
+    /// The evaluator's decision on this procedure's conditions, with their mutually exclusive categories (asked
+    /// for when the queue starts the procedure).
     final func conditionsDidComplete(_ result: ConditionResult, categories: Set<String>) {
-        let current = storage.withLock { storage -> Bool in
-            guard storage.readiness == .evaluatingConditions else { return false }
-            storage.evaluation = nil
-            return true
-        }
-        guard current else { return }  // abandoned: the procedure was cancelled meanwhile
-        switch result {
-        case .failure(let error):
-            cancel(withErrors: [error], becomeReady: false)
-            becomeReady(from: .evaluatingConditions)
-        case .success(false):
-            cancel(withErrors: [], becomeReady: false)
-            becomeReady(from: .evaluatingConditions)
-        case .success(true):
-            if categories.isEmpty {
-                becomeReady(from: .evaluatingConditions)
-            } else {
-                requestExclusivity(categories)
-            }
-        }
-    }
-
-    private final func requestExclusivity(_ categories: Set<String>) {
-        let ancestors = storage.withLock { storage -> Set<ObjectIdentifier>? in
-            guard storage.readiness == .evaluatingConditions else { return nil }
-            storage.readiness = .awaitingLocks
-            storage.requestedExclusivity = true
-            storage.exclusiveCategories = categories
-            var ancestors = Set<ObjectIdentifier>()
-            var producer = storage.producer
-            while let current = producer, ancestors.count < 256 {
-                ancestors.insert(ObjectIdentifier(current))
-                producer = current.storage.withLock { $0.producer }
-            }
-            return ancestors
-        }
-        guard let ancestors else { return }
-        let blocked = ExclusivityManager.shared.request(
-            categories, for: ObjectIdentifier(self), ancestors: ancestors
-        ) { [self] in
-            locksGranted()
-        }
-        if let blocked {
-            storage.withLock { $0.requestedExclusivity = false }
-            let error = ProcedureKitError(context: .mutualExclusionDeadlock(categories: blocked))
-            log.warning("\(error)")
-            cancel(withErrors: [error], becomeReady: false)
-            becomeReady(from: .awaitingLocks)
-        }
-    }
-
-    /// The locks were granted: the procedure is ready, unless its queue is suspended, in which case the locks go
-    /// back (nobody should wait on a procedure that cannot start) and are asked for again on resume.
-    private final func locksGranted() {
-        guard let queue = storage.withLock({ $0.readiness == .awaitingLocks ? $0.queue : nil }) else { return }
-        if queue.isSuspended {
-            releaseExclusivity()
-            queue.park(self, countAsWaiting: false)
-            return
-        }
-        becomeReady(from: .awaitingLocks)
-    }
-
-    /// Called by a queue being suspended for a ready procedure that holds locks but has not started: gives the
-    /// locks back and waits for ``requestExclusivityAgain()``. Returns `false` (changing nothing) when the
-    /// procedure holds no locks.
-    final func yieldLocksForSuspension() -> Bool {
-        let yielded = storage.withLock { storage -> Bool in
-            guard storage.readiness == .ready, storage.requestedExclusivity, storage.machine.state == .pending,
-                !storage.machine.isCancelled
-            else { return false }
-            storage.readiness = .awaitingLocks
-            return true
-        }
-        if yielded { releaseExclusivity() }
-        return yielded
-    }
-
-    /// Asks again for the categories given back while the queue was suspended.
-    final func requestExclusivityAgain() {
-        let categories = storage.withLock { storage -> Set<String>? in
-            guard storage.readiness == .awaitingLocks, !storage.requestedExclusivity else { return nil }
-            storage.readiness = .evaluatingConditions
-            return storage.exclusiveCategories
-        }
-        guard let categories else { return }
-        requestExclusivity(categories)
-    }
-
-    private final func becomeReady(from phase: Readiness) {
         let queue = storage.withLock { storage -> ProcedureQueue? in
-            guard storage.readiness == phase else { return nil }
-            storage.readiness = .ready
+            guard storage.readiness == .evaluatingConditions else { return nil }
+            storage.evaluation = nil
+            if case .success(true) = result, !categories.isEmpty {
+                storage.exclusivity = .needed(categories)
+            }
             return storage.queue
         }
-        queue?.procedureIsReady(self)
-    }
-
-    /// Releases (or withdraws) the procedure's exclusivity request, exactly once.
-    private final func releaseExclusivity() {
-        let requested = storage.withLock { storage -> Bool in
-            defer { storage.requestedExclusivity = false }
-            return storage.requestedExclusivity
+        guard let queue else { return }  // abandoned: the procedure was cancelled meanwhile
+        switch result {
+        case .failure(let error): cancel(withErrors: [error], becomeReady: false)
+        case .success(false): cancel(withErrors: [], becomeReady: false)
+        case .success(true): break
         }
-        if requested { ExclusivityManager.shared.release(ObjectIdentifier(self)) }
+        let ready = storage.withLock { storage -> Bool in
+            guard storage.readiness == .evaluatingConditions else { return false }
+            storage.readiness = .ready
+            return true
+        }
+        if ready { queue.procedureIsReady(self) }
     }
 
     // MARK: - Observers

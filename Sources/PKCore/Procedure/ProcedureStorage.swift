@@ -8,9 +8,7 @@ enum Readiness {
     case waiting
     /// Dependencies finished; conditions are being evaluated (or wait for the queue to be resumed).
     case evaluatingConditions
-    /// Conditions passed; waiting for mutually exclusive categories.
-    case awaitingLocks
-    /// Handed to the queue's ready list (or started).
+    /// Handed to the queue's ready list (or started); mutually exclusive categories are asked for at start.
     case ready
 }
 
@@ -19,8 +17,6 @@ struct ProcedureStorage {
     // Field order packs the layout: the one-byte fields fill the tail of `machine`, and the fields with a tag
     // byte of their own come last. (Every procedure carries this, so bytes count: see the W9 benchmark.)
     var machine: ProcedureStateMachine
-    /// Whether the procedure asked the exclusivity manager for categories (and has not released them).
-    var requestedExclusivity = false
     var readiness = Readiness.notEnqueued
     var loop = EventLoopState()
     var observers = ObserverList()
@@ -29,8 +25,8 @@ struct ProcedureStorage {
     var conditions: [Condition] = []
     /// The evaluation under way, so that cancelling can abandon it.
     var evaluation: ConditionEvaluator?
-    /// The categories it asked for, kept so the request can be made again after a suspension released it.
-    var exclusiveCategories: Set<String> = []
+    /// The mutually exclusive categories its conditions named, and its request for them.
+    var exclusivity = ExclusivityPhase.none
     /// The procedure that produced this one (through `produce(operation:)`), held until this one finishes.
     var producer: Procedure?
     /// Waiters registered on this procedure; notified once when it finishes, then dropped.
@@ -58,6 +54,22 @@ struct ProcedureStorage {
 
     init(automaticFinishingDisabled: Bool) {
         machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)
+    }
+
+    /// Starting with a slot, not cancelled, with categories to ask for: the request to make (its ticket is now
+    /// this procedure's), with the producers it must not wait for. Takes each producer's lock in turn (lock order:
+    /// procedure, then its producer chain).
+    mutating func makeExclusivityRequest() -> ExclusivityRequest? {
+        guard machine.state == .pending, !machine.isCancelled,
+            let (ticket, categories) = exclusivity.request(ticket: { ExclusivityManager.shared.makeTicket() })
+        else { return nil }
+        var ancestors = Set<ObjectIdentifier>()
+        var current = producer
+        while let procedure = current, ancestors.count < 256 {
+            ancestors.insert(ObjectIdentifier(procedure))
+            current = procedure.storage.withLock { $0.producer }
+        }
+        return ExclusivityRequest(ticket: ticket, categories: categories, ancestors: ancestors)
     }
 }
 

@@ -75,72 +75,51 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// While `true`, no new work starts; work already started continues.
     ///
-    /// Suspending also gives back mutually exclusive locks granted to procedures that have not started, so that
-    /// procedures on other queues are not held up; they ask for them again when the queue is resumed. Condition
-    /// evaluation waits for the queue to be resumed.
+    /// A procedure a worker had taken but not started yet (it was waiting for its mutually exclusive categories)
+    /// gives a granted category back and returns to the ready list, so that procedures on other queues are not held
+    /// up; it asks again when it is next started. Condition evaluation waits for the queue to be resumed.
     public var isSuspended: Bool {
         get { state.withLock { $0.isSuspended } }
         set {
             if newValue {
-                let holders = state.withLock { state -> [Procedure] in
+                let granted = state.withLock { state -> [Procedure] in
                     state.isSuspended = true
-                    return state.ready.removeAll { member in
-                        if case .procedure(let procedure) = member {
-                            return procedure.storage.withLock { $0.requestedExclusivity }
-                        }
-                        return false
-                    }.compactMap { member -> Procedure? in
-                        if case .procedure(let procedure) = member { return procedure }
-                        return nil
-                    }
+                    return state.takeGrantedBack()
                 }
-                var putBack: [Procedure] = []
-                for procedure in holders {
-                    if procedure.yieldLocksForSuspension() {
-                        park(procedure, countAsWaiting: true)
-                    } else {
-                        putBack.append(procedure)
-                    }
-                }
-                if !putBack.isEmpty {
-                    state.withLock { state in
-                        for procedure in putBack {
-                            state.ready.append(.procedure(procedure), priority: procedure.queuePriority)
-                        }
-                    }
-                }
+                for procedure in granted { procedure.giveBackLocks() }
                 return
             }
-            let (deferred, parked) = state.withLock { state -> ([Procedure], [Procedure]) in
+            let deferred = state.withLock { state -> [Procedure] in
                 state.isSuspended = false
-                defer {
-                    state.deferredEvaluations = []
-                    state.parkedForLocks = []
-                }
-                return (state.deferredEvaluations, state.parkedForLocks)
+                defer { state.deferredEvaluations = [] }
+                return state.deferredEvaluations
             }
             if !deferred.isEmpty {
                 state.withLock { state in
                     for procedure in deferred { state.evaluations.append(procedure) }
                 }
             }
-            for procedure in parked { procedure.requestExclusivityAgain() }
             launchReadyWork()
             checkForStallSoon()
         }
     }
 
-    /// Holds `procedure`, which has just given its locks back, until the queue is resumed; if it was resumed
-    /// meanwhile, the procedure asks for its locks again at once. A procedure taken off the ready list counts as
-    /// waiting again.
-    func park(_ procedure: Procedure, countAsWaiting: Bool) {
-        let parked = state.withLock { state -> Bool in
-            if countAsWaiting { state.waiting += 1 }
-            guard state.isSuspended else { return false }
-            state.parkedForLocks.append(procedure)
-            return true
+    /// Called for a procedure that holds a slot and may start now: its categories were granted, or its request
+    /// was withdrawn because it was cancelled. A worker loop starts it; a suspended queue instead takes the slot
+    /// back and returns it to the ready list (giving a granted category back).
+    func startAfterLocks(_ procedure: Procedure) {
+        let loopWillPick = WorkerLoop.willPick(for: self)
+        let (target, suspended) = state.withLock { state -> (DispatchQueue?, Bool) in
+            if state.isSuspended {
+                state.running -= 1
+                state.ready.append(.procedure(procedure), priority: procedure.queuePriority)
+                return (nil, true)
+            }
+            state.granted.append(procedure)
+            return (!loopWillPick && state.needsLoop() ? state.dispatchQueue : nil, false)
         }
-        if !parked { procedure.requestExclusivityAgain() }
+        if suspended { procedure.giveBackLocks() }
+        if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
     /// The quality of service of the global dispatch queue work runs on (when ``underlyingQueue`` is `nil`).
@@ -489,12 +468,15 @@ public final class ProcedureQueue: @unchecked Sendable {
             }
         }
         guard let candidates else { return }
-        for cycle in DependencyCycleDetector.cycles(among: candidates) {
-            let error = ProcedureKitError.dependencyCycle(cycle.map(\.procedureName))
-            Log.write(.warning, "\(error); cancelling the procedures in it", subsystem: name)
-            // Cancel every member before any of them may run, so none slips through once another finishes.
-            for procedure in cycle { procedure.cancel(withErrors: [error], becomeReady: false) }
-            for procedure in cycle { procedure.becomeReadyIfWaiting() }
+        // Cancel every procedure of every cycle before any of them may run: releasing one cycle's members first
+        // would let a procedure of an overlapping cycle become ready, and start, before it is cancelled.
+        let cycles = DependencyCycleDetector.cycles(among: candidates)
+        for cycle in cycles {
+            let error = ProcedureKitError.dependencyCycle(cycle.path.map(\.procedureName))
+            Log.write(
+                .warning, "\(error); cancelling the \(cycle.members.count) procedures caught in it", subsystem: name)
+            for procedure in cycle.members { procedure.cancel(withErrors: [error], becomeReady: false) }
         }
+        for procedure in cycles.flatMap(\.members) { procedure.becomeReadyIfWaiting() }
     }
 }

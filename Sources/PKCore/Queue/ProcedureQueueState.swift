@@ -52,8 +52,9 @@ struct ProcedureQueueState {
     var evaluations = FIFO<Procedure>()
     /// Procedures whose conditions wait for the queue to be resumed.
     var deferredEvaluations: [Procedure] = []
-    /// Procedures that gave their locks back while the queue was suspended; they ask again on resume.
-    var parkedForLocks: [Procedure] = []
+    /// Procedures holding a slot (counted in `running`) whose mutually exclusive categories were granted (or
+    /// whose request was withdrawn by a cancel): a worker loop starts them next.
+    var granted = FIFO<Procedure>()
 
     /// Whether another ready operation may start now.
     var hasFreeSlot: Bool {
@@ -62,7 +63,7 @@ struct ProcedureQueueState {
 
     /// Nothing runs or is ready, yet something waits: possibly a dependency cycle.
     var isStalled: Bool {
-        running == 0 && ready.isEmpty && evaluations.isEmpty && waiting > 0 && !isSuspended
+        running == 0 && ready.isEmpty && evaluations.isEmpty && granted.isEmpty && waiting > 0 && !isSuspended
     }
 
     /// Adds `member` and counts it as outstanding; returns `true` when it is the only outstanding one (the queue
@@ -102,19 +103,36 @@ struct ProcedureQueueState {
         return member
     }
 
-    /// The next thing for a worker loop to do: evaluate conditions (no slot needed), or start a ready member if a
-    /// slot is free (counting it as running).
+    /// The next thing for a worker loop to do: evaluate conditions (no slot needed), start a procedure whose
+    /// categories were granted (it holds its slot already), or start a ready member if a slot is free (counting it
+    /// as running).
     mutating func popWork() -> WorkerLoop.Work? {
         if let procedure = evaluations.popFirst() { return .evaluate(procedure) }
+        if !isSuspended, let procedure = granted.popFirst() { return .start(.procedure(procedure)) }
         return popLaunchable().map { .start($0) }
     }
 
-    /// Whether a worker loop must be dispatched: conditions wait to be evaluated, or work is ready and a slot is
-    /// free, and no loop is waiting to start. Counts the loop the caller then dispatches.
+    /// Whether a worker loop must be dispatched: conditions wait to be evaluated, a granted procedure waits to
+    /// start, or work is ready and a slot is free; and no loop is waiting to start. Counts the loop the caller then
+    /// dispatches.
     mutating func needsLoop() -> Bool {
-        guard pendingLoops == 0, !evaluations.isEmpty || (!ready.isEmpty && hasFreeSlot) else { return false }
+        guard pendingLoops == 0,
+            !evaluations.isEmpty || (!granted.isEmpty && !isSuspended) || (!ready.isEmpty && hasFreeSlot)
+        else { return false }
         pendingLoops += 1
         return true
+    }
+
+    /// Suspending: takes back the slots of granted procedures not started yet and returns them to the ready list;
+    /// returns them so the caller gives their categories back.
+    mutating func takeGrantedBack() -> [Procedure] {
+        var taken: [Procedure] = []
+        while let procedure = granted.popFirst() {
+            running -= 1
+            ready.append(.procedure(procedure), priority: procedure.queuePriority)
+            taken.append(procedure)
+        }
+        return taken
     }
 
     private static func target(_ underlying: DispatchQueue?, _ quality: QualityOfService) -> DispatchQueue {

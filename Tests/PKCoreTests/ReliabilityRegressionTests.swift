@@ -1,0 +1,205 @@
+import Foundation
+import PKTesting
+import Synchronization
+import Testing
+
+@testable import PKCore
+
+/// A condition that is always satisfied and puts its procedure in `category` (PKConditions' `MutuallyExclusive`,
+/// without depending on PKConditions).
+final class ExclusiveCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own; the superclass guards its state with its PKMutex.
+    init(_ category: String) {
+        super.init()
+        addToAttachedProcedure(mutuallyExclusiveCategory: category)
+    }
+
+    override func evaluate(procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        completion(.success(true))
+    }
+}
+
+/// Deterministic regressions for the engine bugs found by randomized testing (issue F1–F5; F1 is in
+/// PKConditionsTests' CombinationTests).
+struct ReliabilityRegressionTests {
+
+    private func exclusive(_ name: String, _ category: String) -> TestProcedure {
+        let procedure = TestProcedure(name: name)
+        procedure.add(condition: ExclusiveCondition(category))
+        return procedure
+    }
+
+    /// F2: a procedure granted a category while it waited for a slot held by a group whose child waited for that
+    /// category. Categories are now asked for only once a slot is held.
+    @Test(arguments: 0..<10)
+    func aGroupAndItsSiblingInOneCategoryOnAWidthOneQueueDoNotDeadlock(round: Int) {
+        let category = "F2-\(round)-\(UUID())"
+        let queue = ProcedureQueue(maxConcurrentOperationCount: 1)
+        let child = exclusive("Child", category)
+        let group = GroupProcedure(operations: [child])
+        let sibling = exclusive("Sibling", category)
+        queue.add(procedures: group, sibling)
+        #expect(waitUntilEmpty(queue, timeout: 10))
+        #expect(child.didExecute && sibling.didExecute)
+    }
+
+    @Test(arguments: 0..<10)
+    func aWidthOneGroupInsideAnUnlimitedQueueDoesNotDeadlock(round: Int) {
+        let category = "F2b-\(round)-\(UUID())"
+        let child = exclusive("Child", category)
+        let inner = GroupProcedure(operations: [child])
+        let sibling = exclusive("Sibling", category)
+        let outer = GroupProcedure(operations: [inner, sibling])
+        outer.maxConcurrentOperationCount = 1
+        let queue = ProcedureQueue()
+        queue.add(procedure: outer)
+        #expect(waitForAll([outer], timeout: 10))
+        #expect(child.didExecute && sibling.didExecute)
+        PKExpectProcedureFinished(outer)
+    }
+
+    /// F4: a cancel landing between preparing a category request and registering it used to withdraw nothing, and
+    /// the late registration held the category for ever.
+    @Test func aCancelBetweenPreparingAndRegisteringACategoryRequestReleasesIt() {
+        let category = "F4-\(UUID())"
+        let target = exclusive("Target", category)
+        let targetID = ObjectIdentifier(target)
+        let cancelTarget: @Sendable (Procedure) -> Void = { procedure in
+            if ObjectIdentifier(procedure) == targetID { procedure.cancel() }
+        }
+        ExclusivityTestHooks.with(cancelTarget) {
+            ProcedureQueue().add(procedure: target)
+            waitForAll(target)
+        }
+        #expect(!target.didExecute)
+        PKExpectProcedureCancelled(target)
+        let next = exclusive("Next", category)
+        ProcedureQueue().add(procedure: next)
+        #expect(waitForAll([next], timeout: 5))
+        #expect(next.didExecute)
+    }
+
+    /// F4, raced for real: cancels against enqueues with contention on one category; afterwards the category is
+    /// free.
+    @Test func cancelsRacingCategoryRequestsNeverLeaveTheCategoryHeld() {
+        let category = "F4race-\(UUID())"
+        let queue = ProcedureQueue()
+        for round in 0..<2_000 {
+            let procedure = exclusive("P\(round)", category)
+            queue.add(procedure: procedure)
+            if round.isMultiple(of: 2) {
+                procedure.cancel()
+            } else {
+                DispatchQueue.global().async { procedure.cancel() }
+            }
+        }
+        #expect(waitUntilEmpty(queue, timeout: 30))
+        let last = exclusive("Last", category)
+        ProcedureQueue().add(procedure: last)
+        #expect(waitForAll([last], timeout: 5))
+        #expect(last.didExecute)
+    }
+
+    /// F3: overlapping cycles (a→b, c→a, d→c, b→d, b→a, "x→y" meaning x depends on y) used to be cancelled one
+    /// cycle at a time, so a member of the second could start once the first cycle's members finished.
+    @Test(arguments: 0..<20)
+    func overlappingCyclesAreCancelledTogetherBeforeAnyMemberRuns(round: Int) {
+        let names = ["A", "B", "C", "D"]
+        let procedures = names.map { TestProcedure(name: $0) }
+        let (a, b, c, d) = (procedures[0], procedures[1], procedures[2], procedures[3])
+        a.addDependency(b)
+        c.addDependency(a)
+        d.addDependency(c)
+        b.addDependency(d)
+        b.addDependency(a)
+        let willExecute = Atomic<Int>(0)
+        for procedure in procedures {
+            procedure.addWillExecuteBlockObserver { _, pending in
+                willExecute.add(1, ordering: .relaxed)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(2)) {
+                    withExtendedLifetime(pending) {}
+                }
+            }
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedures: procedures)
+        waitForAll(procedures)
+        let started = willExecute.load(ordering: .relaxed)
+        #expect(started == 0)
+        for procedure in procedures {
+            #expect(!procedure.didExecute)
+            let error = procedure.errors.first as? ProcedureKitError
+            guard case .dependencyCycle(let cycle)? = error?.context else {
+                Issue.record(
+                    "\(procedure.procedureName) was not cancelled with a dependency cycle: \(procedure.errors)")
+                continue
+            }
+            #expect(Set(cycle).isSubset(of: Set(names)) && cycle.count >= 2)
+        }
+    }
+
+    /// F5: the finish of nested groups cascaded up one stack frame set per level; 7,000 levels crashed.
+    @Test func groupsNestedOneHundredThousandDeepFinish() {
+        let depth = 100_000
+        let innermost = TestProcedure(name: "Innermost")
+        var group = GroupProcedure(operations: [innermost])
+        for _ in 1..<depth { group = GroupProcedure(operations: [group]) }
+        let outermost = group
+        ProcedureQueue().add(procedure: outermost)
+        #expect(waitForAll([outermost], timeout: 120))
+        #expect(innermost.didExecute)
+        PKExpectProcedureFinished(outermost)
+    }
+
+    @Test func cancellingGroupsNestedOneHundredThousandDeepReachesTheInnermost() {
+        let depth = 100_000
+        let gate = DispatchSemaphore(value: 0)
+        let innermost = HookProcedure(name: "Innermost", disableAutomaticFinishing: true) { _ in gate.signal() }
+        innermost.addDidCancelBlockObserver { procedure, _ in procedure.finish() }
+        var group = GroupProcedure(operations: [innermost])
+        for _ in 1..<depth { group = GroupProcedure(operations: [group]) }
+        let outermost = group
+        ProcedureQueue().add(procedure: outermost)
+        guard waitFor(gate, "the innermost procedure to execute", timeout: 120) else { return }
+        outermost.cancel()
+        #expect(waitForAll([outermost], timeout: 120))
+        #expect(innermost.isCancelled)
+    }
+
+    /// Errors that wrap errors of the same kind stay one level deep: a failure travelling down a long injection
+    /// chain (or into deeply nested groups) would otherwise build an error nested once per level, and releasing it
+    /// would recurse once per level.
+    @Test func aFailureTravellingDownALongInjectionChainKeepsItsErrorShallow() {
+        let length = 20_000
+        let first = TestProcedure(name: "First", error: TestError())
+        var chain: [TestProcedure] = [first]
+        for index in 1..<length {
+            let next = TestProcedure(name: "P\(index)")
+            next.injectResult(from: chain[index - 1])
+            chain.append(next)
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedures: chain)
+        #expect(waitUntilEmpty(queue, timeout: 60))
+        let last = chain[length - 1]
+        PKExpectProcedureCancelled(last, withErrors: true)
+        func depth(_ error: any Error) -> Int {
+            guard let error = error as? ProcedureKitError else { return 0 }
+            return 1 + (error.underlyingErrors.map(depth).max() ?? 0)
+        }
+        #expect(depth(last.errors[0]) <= 3)
+        chain.removeAll()
+    }
+
+    @Test func droppingGroupsNestedOneHundredThousandDeepThatNeverRanDoesNotRecurse() {
+        let leaks = LeakCheck()
+        do {
+            let innermost = TestProcedure(name: "Innermost")
+            leaks.track(innermost)
+            var group = GroupProcedure(operations: [innermost])
+            for _ in 1..<100_000 { group = GroupProcedure(operations: [group]) }
+            leaks.track(group)
+        }
+        #expect(leaks.waitUntilReleased(timeout: 30).isEmpty)
+    }
+}
