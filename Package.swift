@@ -43,6 +43,7 @@ let package = Package(
         .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PKConditionsTests", dependencies: ["PKConditions", "PKTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "PKStressTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKStressTests", dependencies: ["PKCore", "PKConditions", "PKTesting"], swiftSettings: swiftSettings),
     ]
 )
