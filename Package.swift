@@ -44,5 +44,8 @@ let package = Package(
         .testTarget(
             name: "PKConditionsTests", dependencies: ["PKConditions", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PKStressTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKMigrationTests", dependencies: ["PKCore", "PKConditions", "PKTesting"],
+            swiftSettings: swiftSettings),
     ]
 )
