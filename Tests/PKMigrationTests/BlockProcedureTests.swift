@@ -105,8 +105,8 @@ final class ResultProcedureTests: ProcedureKitTestCase {
     }
 }
 
-// ProcedureKit 5's (deprecated) `AsyncBlockProcedure { finish in … }` is spelled `AsyncResultProcedure<Void>` here;
-// PKCore's `AsyncBlockProcedure` is the async/await form.
+// Differs from ProcedureKit: its (deprecated) `AsyncBlockProcedure { finish in … }` is `AsyncResultProcedure<Void>`
+// here; PKCore's `AsyncBlockProcedure` takes an async closure.
 final class AsyncBlockProcedureTests: ProcedureKitTestCase {
 
     func test__block_executes() {

@@ -17,8 +17,8 @@ final class RetryProcedureTests: RetryTestCase {
     }
 
     /// Attempts whose condition fails, with `ProcedureKitError.conditionFailed()`, for the first `failures`
-    /// attempts; later attempts succeed. (Decided per attempt as it is made; see PENDING-TESTS.md for why the
-    /// `RetryTestCase` iterators are not used for succeeding retries.)
+    /// attempts; later attempts succeed. Decided by attempt number: `RetryTestCase`'s iterators decide when an
+    /// attempt is made, which is before the previous failure has been counted, so they succeed one attempt late.
     private func makeAttempts(failingFirst failures: Int) -> AnyIterator<TestProcedure> {
         var made = 0
         return AnyIterator {
