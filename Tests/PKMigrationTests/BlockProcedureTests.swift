@@ -105,8 +105,7 @@ final class ResultProcedureTests: ProcedureKitTestCase {
     }
 }
 
-// Differs from ProcedureKit: its (deprecated) `AsyncBlockProcedure { finish in … }` is `AsyncResultProcedure<Void>`
-// here; PKCore's `AsyncBlockProcedure` takes an async closure.
+// Differs from ProcedureKit: its deprecated callback `AsyncBlockProcedure` is `AsyncResultProcedure<Void>` here.
 final class AsyncBlockProcedureTests: ProcedureKitTestCase {
 
     func test__block_executes() {

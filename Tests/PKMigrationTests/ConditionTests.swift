@@ -399,8 +399,7 @@ final class ConditionTests: ProcedureKitTestCase {
         procedure.add(condition: IgnoredCondition(FalseCondition()))
         procedure.add(condition: TrueCondition())
         wait(for: procedure)
-        // Differs from ProcedureKit: an ignored condition stops the procedure even when another is satisfied
-        // (ProcedureKit let the satisfied one win and executed it).
+        // Differs from ProcedureKit: an ignored condition stops the procedure even if another one is satisfied.
         PKAssertProcedureCancelled(procedure)
         XCTAssertFalse(procedure.didExecute)
     }

@@ -114,8 +114,7 @@ final class FinishingTests: ProcedureKitTestCase {
         procedure.finish(with: TestError())
         XCTAssertFalse(procedure.isFinished)
         wait(for: procedure)
-        // Differs from ProcedureKit: an early finish on a procedure that was not cancelled is ignored with a
-        // warning instead of failing an assertion; the procedure then runs normally.
+        // Differs from ProcedureKit: finish() before start, without a cancel, is ignored with a warning, not asserted.
         PKAssertProcedureFinished(procedure)
         XCTAssertTrue(procedure.didExecute)
     }

@@ -257,8 +257,7 @@ final class GroupTests: GroupTestCase {
         XCTAssertSignalled(didCancel)
         for child in children {
             XCTAssertTrue(child.isCancelled)
-            // Differs from ProcedureKit: children are always cancelled with a parent-cancelled error, even when
-            // the group was cancelled without errors.
+            // Differs from ProcedureKit: children get a parent-cancelled error even when the group had none.
             XCTAssertEqual(child.error as? ProcedureKitError, ProcedureKitError.parent(cancelledWithError: nil))
         }
     }
@@ -278,11 +277,17 @@ final class GroupTests: GroupTestCase {
 
     func test__group_cancel_with_errors_does_not_collect_errors_sent_to_children() {
         let error = TestError()
-        check(procedure: group) { group in
+        // Children that run until cancelled, so that the group is still running when it is cancelled.
+        let children = (0..<3).map { makeWaitingProcedure(name: "Waiting \($0)") }
+        let group = TestGroupProcedure(operations: children)
+        checkAfterDidExecute(procedure: group) { group in
             group.cancel(with: error)
         }
         PKAssertProcedureCancelledWithError(group, error)
         XCTAssertEqual(group.errors.count, 1)
+        for child in children {
+            PKAssertProcedureCancelledWithError(child, ProcedureKitError.parent(cancelledWithError: error))
+        }
     }
 
     func test__group_cancel_with_errors_cancels_children_with_a_parent_error() {
@@ -365,8 +370,7 @@ final class GroupTests: GroupTestCase {
         let added = Protector<[ObjectIdentifier]>([])
         group.addDidAddOperationBlockObserver { _, operation in added.append(ObjectIdentifier(operation)) }
         wait(for: group)
-        // Differs from ProcedureKit: `children` drops finished children, so a group's DidAddOperation observers
-        // are how to see every child it ran, produced ones included.
+        // Differs from ProcedureKit: `children` drops finished children; DidAddOperation observers see them all.
         XCTAssertEqual(Set(added.access), [ObjectIdentifier(child), ObjectIdentifier(produced)])
         XCTAssertEqual(added.access.count, 2)
     }
