@@ -45,5 +45,8 @@ let package = Package(
             name: "PKConditionsTests", dependencies: ["PKConditions", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PKStressTests", dependencies: ["PKCore", "PKConditions", "PKTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKMigrationTests", dependencies: ["PKCore", "PKConditions", "PKTesting"],
+            swiftSettings: swiftSettings),
     ]
 )
