@@ -150,3 +150,49 @@ final class AsyncBlockProcedureTests: ProcedureKitTestCase {
         PKAssertProcedureFinished(block)
     }
 }
+
+/// ProcedureKit's shapes that the port first found missing.
+final class ProcedureKitShapeTests: ProcedureKitTestCase {
+
+    func test__result_procedure_with_a_block_given_itself() {
+        let result = ResultProcedure<String> { procedure in "Hello \(procedure.procedureName)" }
+        result.name = "World"
+        wait(for: result)
+        PKAssertProcedureOutput(result, "Hello World")
+    }
+
+    func test__async_block_procedure_with_a_completion_handler() {
+        let blockDidExecute = Flag()
+        let block = AsyncBlockProcedure { finish in
+            DispatchQueue.initiated.async {
+                blockDidExecute.set()
+                finish(success)
+            }
+        }
+        wait(for: block)
+        XCTAssertTrue(blockDidExecute.isSet)
+        PKAssertProcedureFinished(block)
+    }
+
+    func test__async_block_procedure_with_a_completion_handler_finishing_with_an_error() {
+        let error = TestError()
+        let block = AsyncBlockProcedure { finish in
+            DispatchQueue.initiated.async { finish(.failure(error)) }
+        }
+        wait(for: block)
+        PKAssertProcedureFinishedWithError(block, error)
+    }
+
+    func test__enqueue_a_sequence_of_operations_on_a_new_queue() {
+        [procedure].enqueue()
+        XCTAssertTrue(ProcedureWaiter.wait(for: procedure, timeout: 3))
+        PKAssertProcedureFinished(procedure)
+    }
+
+    func test__reduce_dependency_with_trailing_closure() {
+        let numbers = makeNumbersProcedure()
+        let reduce = numbers.reduce(0) { $0 + $1 }
+        wait(for: numbers, reduce)
+        PKAssertProcedureOutput(reduce, 45)
+    }
+}

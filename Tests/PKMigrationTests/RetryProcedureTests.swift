@@ -121,3 +121,36 @@ final class RetryProcedureTests: RetryTestCase {
         PKAssertReleased(leaks)
     }
 }
+
+/// ProcedureKit's retry tests built on `RetryTestCase`'s iterators (which count failures in the attempts'
+/// WillFinish observers: the retry takes its next attempt only after those have run, as in ProcedureKit).
+final class RetryTestCaseIteratorTests: RetryTestCase {
+
+    func test__with_payload_iterator() {
+        retry = Retry(iterator: createPayloadIterator(succeedsAfterFailureCount: 2)) { $1 }
+        wait(for: retry)
+        PKAssertProcedureFinished(retry)
+        XCTAssertEqual(retry.count, 3)
+    }
+
+    func test__with_operation_iterator() {
+        retry = Retry(max: nil, wait: .immediate, iterator: createOperationIterator(succeedsAfterFailureCount: 1))
+        wait(for: retry)
+        PKAssertProcedureFinished(retry)
+        XCTAssertEqual(retry.count, 2)
+    }
+
+    func test__with_delay_and_operation_iterator() {
+        let clock = ManualClock()
+        retry = Retry(
+            delay: Delay.Iterator.fibonacci(withPeriod: 0.001), clock: clock,
+            iterator: createOperationIterator(succeedsAfterFailureCount: 2)
+        ) { $1 }
+        addCompletionBlockTo(procedure: retry)
+        run(operation: retry)
+        advance(clock, throughWaits: 2)
+        waitForPendingExpectations()
+        PKAssertProcedureFinished(retry)
+        XCTAssertEqual(retry.count, 3)
+    }
+}

@@ -291,7 +291,8 @@ extension OutputProcedure where Output: Sequence & Sendable, Output.Element: Sen
         filter(isIncluded: includeElement)
     }
 
-    /// ProcedureKit's label for ``reduce(_:_:)``.
+    /// ProcedureKit's label for ``reduce(_:_:)``. (Disfavoured, so that a trailing closure picks `reduce(_:_:)`.)
+    @_disfavoredOverload
     public func reduce<U: Sendable>(
         _ initial: U, nextPartialResult: @escaping @Sendable (U, Output.Element) throws -> U
     ) -> ReduceProcedure<Output.Element, U> {

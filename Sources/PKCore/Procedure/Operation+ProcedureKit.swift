@@ -88,8 +88,8 @@ extension Collection where Element: Operation {
         return then(do: [operation])
     }
 
-    /// Adds every element to `queue`, in order.
-    public func enqueue(on queue: ProcedureQueue) {
+    /// Adds every element to `queue` (a new queue by default), in order.
+    public func enqueue(on queue: ProcedureQueue = ProcedureQueue()) {
         for operation in self { queue.addOperation(operation) }
     }
 }

@@ -456,17 +456,26 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             ($0.machine.beginFinishing(), $0.observers, $0.queueRef)
         }
         procedureWillFinish(withErrors: errors)
-        queueRef?._withUnsafeGuaranteedRef { $0.procedureWillFinish(self, withErrors: errors) }
         if observers.wants(.willFinish) {
             runWillPhase(.finish, continuation: .willFinishDone) { token in
                 observers.send(.willFinish(errors, token), to: self)
             }
         } else {
-            processWillFinishDone()
+            queueRef?._withUnsafeGuaranteedRef { $0.procedureWillFinish(self, withErrors: errors) }
+            completeFinishing()
         }
     }
 
+    /// The WillFinish observers are done: the queue hears that the procedure will finish (after them, as
+    /// ProcedureKit's queue, whose own WillFinish observer was attached when the procedure was enqueued, did; a
+    /// group takes its children's errors, and a retry its next attempt, there), then the procedure finishes.
     private final func processWillFinishDone() {
+        let (queueRef, errors) = storage.withLock { ($0.queueRef, $0.machine.errors) }
+        queueRef?._withUnsafeGuaranteedRef { $0.procedureWillFinish(self, withErrors: errors) }
+        completeFinishing()
+    }
+
+    private final func completeFinishing() {
         // Everything let go of here is moved out and released after the lock: a release can run user code (a
         // condition's or a captured object's deinit), which must never run under the procedure's lock.
         let (errors, dependents, queueRef, observers, dependencies, exclusive, released) = storage.withLock { storage in

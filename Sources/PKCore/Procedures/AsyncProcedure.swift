@@ -48,14 +48,25 @@ open class AsyncProcedure: Procedure, @unchecked Sendable {
     }
 }
 
-/// An ``AsyncProcedure`` that runs an `async throws` closure.
+/// An ``AsyncProcedure`` that runs an `async throws` closure, or (ProcedureKit's form) a closure that calls a
+/// completion handler.
 ///
 /// ```swift
 /// let greet = AsyncBlockProcedure { try await Task.sleep(for: .milliseconds(5)) }
 /// try await queue.run(greet)
+///
+/// let legacy = AsyncBlockProcedure { finish in
+///     client.send { error in finish(error.map { .failure($0) } ?? success) }
+/// }
 /// ```
+///
+/// The completion form finishes when the handler is first called (later calls are ignored), with the error of a
+/// failure; it must call the handler on every path, including after the procedure is cancelled.
 open class AsyncBlockProcedure: AsyncProcedure, @unchecked Sendable {
     // @unchecked Sendable: `block` is immutable and Sendable.
+
+    /// The completion handler of the completion form.
+    public typealias FinishingBlock = @Sendable (ProcedureResult<Void>) -> Void
 
     private let block: @Sendable () async throws -> Void
 
@@ -63,6 +74,18 @@ open class AsyncBlockProcedure: AsyncProcedure, @unchecked Sendable {
     public init(block: @escaping @Sendable () async throws -> Void) {
         self.block = block
         super.init()
+    }
+
+    /// Creates a procedure that runs `block`, which calls its completion handler, once, from any thread.
+    public convenience init(block: @escaping @Sendable (@escaping FinishingBlock) -> Void) {
+        self.init {
+            let once = OnceFlag()
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                block { result in
+                    if once.claim() { continuation.resume(with: result) }
+                }
+            }
+        }
     }
 
     /// Runs the block.

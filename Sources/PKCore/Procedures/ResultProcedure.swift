@@ -12,12 +12,24 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
     // @unchecked Sendable: `outputStorage` and `block` are guarded by their own Mutexes (inside ValueStorage);
     // everything else is the superclass's.
 
+    private enum Body: Sendable {
+        case plain(@Sendable () throws -> Output)
+        case givenSelf(@Sendable (ResultProcedure<Output>) throws -> Output)
+    }
+
     private let outputStorage = ValueStorage<Pending<ProcedureResult<Output>>>(.pending)
-    private let block: ValueStorage<(@Sendable () throws -> Output)?>
+    private let block: ValueStorage<Body?>
 
     /// Creates a procedure that outputs what `block` returns.
     public init(block: @escaping @Sendable () throws -> Output) {
-        self.block = ValueStorage(block)
+        self.block = ValueStorage(.plain(block))
+        super.init()
+    }
+
+    /// Creates a procedure that outputs what `block`, given the procedure itself, returns (ProcedureKit's
+    /// `ThrowingOutputBlock` form).
+    public init(block: @escaping @Sendable (ResultProcedure<Output>) throws -> Output) {
+        self.block = ValueStorage(.givenSelf(block))
         super.init()
     }
 
@@ -37,6 +49,9 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
             finish(withResult: .failure(ProcedureKitError.programmingError(reason: "\(procedureName) ran twice")))
             return
         }
-        finish(withResult: Result { try body() })
+        switch body {
+        case .plain(let block): finish(withResult: Result { try block() })
+        case .givenSelf(let block): finish(withResult: Result { try block(self) })
+        }
     }
 }

@@ -64,6 +64,16 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
             iterator: PayloadIterator(operations: iterator, delays: wait.makeDelayIterator()), retry: retry)
     }
 
+    /// Creates a retry of the attempts of `iterator`, waiting before each the next value of `delay`.
+    public convenience init(
+        dispatchQueue: DispatchQueue? = nil, max: Int? = nil, delay: some IteratorProtocol<Delay>,
+        clock: any ProcedureClock = SystemClock(), iterator: some IteratorProtocol<T>, retry: @escaping Handler = { $1 }
+    ) {
+        self.init(
+            dispatchQueue: dispatchQueue, max: max, clock: clock,
+            iterator: PayloadIterator(operations: iterator, delays: delay), retry: retry)
+    }
+
     /// Creates a retry making at most `max` attempts, each returned by `body` (`nil` stops), waiting between
     /// them as `wait` says; `shouldRetry`, if given, may stop it after a failure.
     public convenience init(

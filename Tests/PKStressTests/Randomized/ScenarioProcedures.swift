@@ -6,7 +6,7 @@ import Synchronization
 /// have finished and what it injected from), holds its mutually exclusive categories' trackers from `execute()`
 /// until it starts finishing, and then does its ``ScenarioSpec/Work``.
 final class ScenarioProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `values` and `track` are guarded by their own locks; `work`, `fails`, `categories` and
+    // @unchecked Sendable: `values` and `trackBox` are guarded by their own locks; `work`, `fails`, `categories` and
     // `source` are immutable and Sendable; the superclass guards its own state.
 
     private let values = Protector<(input: Pending<Int>, output: Pending<ProcedureResult<Int>>)>((.pending, .pending))
@@ -16,7 +16,9 @@ final class ScenarioProcedure: Procedure, InputProcedure, OutputProcedure, @unch
     private let entered = Atomic<Bool>(false)
     /// The procedure this one injects from, checked as it executes.
     let source: ScenarioProcedure?
-    private(set) var track: Track!
+    private let trackBox = PKMutex<Track?>(nil)
+    /// Set by ``attach(_:node:)``, before the procedure is enqueued.
+    var track: Track { trackBox.withLock { $0 }! }
 
     init(
         name: String, work: ScenarioSpec.Work, fails: Bool, categories: [ConcurrencyTracker], source: ScenarioProcedure?
@@ -30,7 +32,8 @@ final class ScenarioProcedure: Procedure, InputProcedure, OutputProcedure, @unch
     }
 
     func attach(_ ledger: ScenarioLedger, node: Int?) {
-        track = ledger.track(self, node: node)
+        let track = ledger.track(self, node: node)
+        trackBox.withLock { $0 = track }
     }
 
     var input: Pending<Int> {
@@ -86,12 +89,14 @@ final class ScenarioProcedure: Procedure, InputProcedure, OutputProcedure, @unch
 
 /// A group of a scenario: it records its `execute()` and holds its categories' trackers like a leaf.
 final class ScenarioGroup: GroupProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `track` is set once before the group is enqueued; `categories` is immutable; the
+    // @unchecked Sendable: `trackBox` is guarded by its PKMutex; `categories` is immutable; the
     // superclass guards its own state.
 
     private let categories: [ConcurrencyTracker]
     private let entered = Atomic<Bool>(false)
-    private(set) var track: Track!
+    private let trackBox = PKMutex<Track?>(nil)
+    /// Set by ``attach(_:node:)``, before the group is enqueued.
+    var track: Track { trackBox.withLock { $0 }! }
 
     init(name: String, children: [Operation], categories: [ConcurrencyTracker]) {
         self.categories = categories
@@ -100,7 +105,8 @@ final class ScenarioGroup: GroupProcedure, @unchecked Sendable {
     }
 
     func attach(_ ledger: ScenarioLedger, node: Int?) {
-        track = ledger.track(self, node: node)
+        let track = ledger.track(self, node: node)
+        trackBox.withLock { $0 = track }
     }
 
     override func execute() {
