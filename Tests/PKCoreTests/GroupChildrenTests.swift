@@ -182,6 +182,23 @@ struct GroupChildrenTests {
         #expect(writer.messages.contains { $0.contains("finishes by itself") })
     }
 
+    /// A child that finishes as soon as it is cancelled (a delay) must not release a sibling waiting for it before
+    /// that sibling is cancelled too: cancelling a group cancels all of its children before any of them reacts.
+    @Test(arguments: 0..<50)
+    func cancellingAGroupCancelsEveryChildBeforeAnyReacts(round: Int) {
+        let clock = ManualClock()
+        let wait = DelayProcedure(by: 10, clock: clock)
+        let dependent = TestProcedure(name: "Dependent")
+        dependent.addDependency(wait)
+        let group = GroupProcedure(operations: [wait, dependent])
+        queue.add(procedure: group)
+        #expect(clock.waitForScheduledActions(count: 1))
+        group.cancel()
+        waitForAll(group)
+        #expect(!dependent.didExecute)
+        #expect(dependent.isCancelled)
+    }
+
     @Test func theGroupsDispatchQueueRunsItsChildren() {
         let dispatchQueue = DispatchQueue(label: "GroupChildrenTests.children")
         let ranOnIt = Atomic<Bool>(false)

@@ -247,12 +247,21 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     private func cancelChildren(_ children: [Operation], errors: [any Error]? = nil) {
         let error = ProcedureKitError.parent(cancelledWithErrors: errors ?? self.errors)
         CascadeTrampoline.run {
+            // Every child is cancelled before any reacts: a child finishing as it is cancelled (a delay, say) must not
+            // release a sibling that depends on it, which would then run before its own cancel arrives.
+            var accepted: [(Procedure, Procedure.AcceptedCancel)] = []
             for child in children {
                 if let procedure = child as? Procedure {
-                    procedure.cancel(with: error)
+                    if let cancel = procedure.acceptCancel(withErrors: [error]) { accepted.append((procedure, cancel)) }
                 } else {
                     child.cancel()
                 }
+            }
+            // This thread holds the event context of each child whose cancel it must drain: a child synchronizing
+            // with a sibling meanwhile runs inline rather than waiting for this thread.
+            let held = accepted.filter { $0.1.drainNow }.map(\.0)
+            DrainingProcedures.withDraining(all: held) {
+                for (procedure, cancel) in accepted { procedure.completeCancel(cancel, becomeReady: true) }
             }
         }
     }

@@ -14,7 +14,10 @@
 enum DrainingProcedures {
 
     private struct Entry {
-        let procedure: ObjectIdentifier
+        /// The procedure drained (`nil` for an entry that stands for a set of them).
+        let procedure: ObjectIdentifier?
+        /// Several procedures at once (see ``withDraining(all:_:)``), looked up by hash.
+        let group: UnsafePointer<Set<ObjectIdentifier>>?
         let outer: UnsafeMutableRawPointer?
     }
 
@@ -27,11 +30,29 @@ enum DrainingProcedures {
     /// Runs `body` with `procedure` recorded as being drained by this thread.
     static func withDraining<R>(_ procedure: Procedure, _ body: () -> R) -> R {
         let outer = pthread_getspecific(key)
-        var entry = Entry(procedure: ObjectIdentifier(procedure), outer: outer)
+        var entry = Entry(procedure: ObjectIdentifier(procedure), group: nil, outer: outer)
         return withUnsafeMutablePointer(to: &entry) { pointer in
             pthread_setspecific(key, pointer)
             defer { pthread_setspecific(key, outer) }
             return body()
+        }
+    }
+
+    /// Runs `body` with every one of `procedures` recorded as being drained by this thread: the thread holds all of
+    /// their event contexts (it accepted an event for each and will drain them), so a `synchronize` with one of
+    /// them from inside `body` runs inline instead of waiting for this very thread.
+    static func withDraining<R>(all procedures: [Procedure], _ body: () -> R) -> R {
+        guard !procedures.isEmpty else { return body() }
+        // One entry for all of them, a set looked up by hash, so `isDraining` stays cheap however many there are.
+        let outer = pthread_getspecific(key)
+        let identities = Set(procedures.map(ObjectIdentifier.init))
+        return withUnsafePointer(to: identities) { group in
+            var entry = Entry(procedure: nil, group: group, outer: outer)
+            return withUnsafeMutablePointer(to: &entry) { pointer in
+                pthread_setspecific(key, pointer)
+                defer { pthread_setspecific(key, outer) }
+                return body()
+            }
         }
     }
 
@@ -41,7 +62,7 @@ enum DrainingProcedures {
         let id = ObjectIdentifier(procedure)
         while let pointer = current {
             let entry = pointer.assumingMemoryBound(to: Entry.self).pointee
-            if entry.procedure == id { return true }
+            if entry.procedure == id || entry.group?.pointee.contains(id) == true { return true }
             current = entry.outer
         }
         return false
