@@ -96,12 +96,30 @@ extension ScenarioSpec {
                 nodes[members[1]].dependencies.append(members[0])
             }
         }
-        cycleMembers = Set(members)
-        for member in members {
+        // Edges that were there already can pull more nodes into the cycle: every node on some cycle is a member.
+        cycleMembers = nodesOnCycles()
+        for member in cycleMembers {
             // Injection reads the source when the target is about to execute, and a cycle member never gets there;
             // a member cancelled from outside would break the cycle (a cancelled procedure does not wait).
             nodes[member].injectsFrom = nil
             nodes[member].cancel = nil
         }
+    }
+
+    /// The top-level nodes that lie on a dependency cycle: those that can reach themselves.
+    private func nodesOnCycles() -> Set<Int> {
+        var onCycle = Set<Int>()
+        for start in topLevel {
+            var seen = Set<Int>()
+            var work = nodes[start].dependencies
+            while let next = work.popLast() {
+                if next == start {
+                    onCycle.insert(start)
+                    break
+                }
+                if seen.insert(next).inserted { work.append(contentsOf: nodes[next].dependencies) }
+            }
+        }
+        return onCycle
     }
 }
