@@ -162,6 +162,14 @@ func procedureQueueAwaitedByWorkers(_ count: Int, window: Int) {
     awaitedByWorkers(count, window: window) { try? await queue.run(BlockProcedure {}) }
 }
 
+/// W10 on a queue whose loops run on the global queue (`underlyingQueue`), outside the loop budget: what lanes of
+/// its own cost a queue whose procedures never block their thread.
+func procedureQueueAwaitedOnGlobal(_ count: Int, window: Int) {
+    let queue = ProcedureQueue()
+    queue.underlyingQueue = DispatchQueue.global()
+    awaitedByWorkers(count, window: window) { try? await queue.run(BlockProcedure {}) }
+}
+
 /// The floor under W10: the same `window` tasks, each awaiting, `count` times in all, a trivial block run on a
 /// global dispatch queue (what awaiting any work done off the task costs, with no procedure and no queue).
 func awaitedDispatchHops(_ count: Int, window: Int) {
@@ -242,4 +250,37 @@ func procedureQueueExclusive(_ count: Int) {
         queue.add(procedure: procedure)
     }
     queue.waitUntilAllOperationsAreFinished()
+}
+
+// MARK: - Blocking executes (W11)
+
+/// A procedure whose `execute()` blocks its thread until three blocks it sent to the global queue have run (each
+/// tries to finish it): sync-over-async, as code ported from Darwin does it.
+final class BlockingProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    override func execute() {
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            DispatchQueue.global().async {
+                self.finish()
+                group.leave()
+            }
+        }
+        group.wait()
+    }
+}
+
+/// `count` blocking procedures on a queue of `width`, waited for from the calling thread (a wait parked on a
+/// global queue would itself take a pool thread). Gives up after 60 s (reported as such by the caller's time).
+func procedureQueueBlocking(_ count: Int, width: Int = -1) {
+    let queue = ProcedureQueue(maxConcurrentOperationCount: width)
+    let procedures = (0..<count).map { _ in BlockingProcedure() }
+    let done = DispatchGroup()
+    for procedure in procedures {
+        done.enter()
+        procedure.addDidFinishBlockObserver { _, _ in done.leave() }
+    }
+    queue.add(procedures: procedures)
+    _ = done.wait(timeout: .now() + 60)
 }

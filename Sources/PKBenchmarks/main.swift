@@ -186,6 +186,12 @@ if selected("W10") {
             ("ProcedureQueue.run", { procedureQueueAwaitedByWorkers(sizes.awaited, window: window) }),
             ("TaskGroup(window 64)", { taskGroupIndependent(sizes.awaited, window: window) }),
             ("ProcedureQueue.run, task each", { procedureQueueAwaited(sizes.awaited, window: window) }),
+            (
+                "ProcedureQueue.run, underlyingQueue global",
+                {
+                    procedureQueueAwaitedOnGlobal(sizes.awaited, window: window)
+                }
+            ),
             ("await a Dispatch hop (floor)", { awaitedDispatchHops(sizes.awaited, window: window) }),
         ],
         target: { m in
@@ -240,6 +246,23 @@ if selected("W8") {
             )
         })
     report(w8, run(w8, repetitions: repetitions))
+}
+
+// W11: procedures whose execute() blocks on work they sent to the global queue must not stall the queue (the
+// global dispatch pool on Linux grows by about a thread a second; this load used to take 20 s).
+if selected("W11") {
+    let blocking = 200
+    let w11 = Workload(
+        id: "W11", title: "\(blocking) executes blocking on global-queue work", operations: blocking,
+        contenders: [
+            ("ProcedureQueue", { procedureQueueBlocking(blocking) }),
+            ("ProcedureQueue width 2", { procedureQueueBlocking(blocking, width: 2) }),
+        ],
+        target: { m in
+            let seconds = m["ProcedureQueue"] ?? .nan
+            return (String(format: "< 1 s (%.3f s)", seconds), seconds < 1)
+        })
+    report(w11, run(w11, repetitions: repetitions))
 }
 
 // A million-long chain must run and deallocate without crashing (full runs only).

@@ -5,8 +5,16 @@ import Synchronization
 ///
 /// The queue keeps its own scheduler: each operation counts its unfinished dependencies and becomes ready when
 /// the count reaches zero, so scheduling costs O(1) per dependency edge. Ready work waits in per-priority FIFO
-/// lists and runs on Dispatch (``underlyingQueue`` if set, otherwise a global queue at ``qualityOfService``),
-/// at most ``maxConcurrentOperationCount`` at a time. A procedure occupies a slot from start until it finishes.
+/// lists and runs on Dispatch, at most ``maxConcurrentOperationCount`` at a time. A procedure occupies a slot from
+/// start until it finishes.
+///
+/// Without an ``underlyingQueue``, work runs on threads the queues of a process share: one per core runs work at
+/// once, each its own thread outside Dispatch's global pool, so an `execute()` that blocks its thread (waiting for
+/// blocks it sent to a global queue, say) never starves that pool; when every one of them is blocked, more threads
+/// are added, one a millisecond. An `execute()` that blocks still holds one of those few threads while it waits:
+/// prefer finishing later, from a callback (``AsyncProcedure``, `finish()` from a completion handler), to waiting.
+/// A queue whose procedures never block may set ``underlyingQueue`` to `DispatchQueue.global()` to run on the
+/// global pool instead, which saves a thread hop when the work is awaited from Swift tasks.
 ///
 /// A queue holds every unfinished operation strongly, and a procedure holds its queue until it finishes, so a
 /// queue you drop keeps running the work it has. Procedures caught in a dependency cycle are found when the queue
@@ -31,6 +39,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     private static let underlyingKey = DispatchSpecificKey<UnderlyingQueueToken>()
     /// The block every worker loop of this queue is dispatched with (see ``WorkerLoop/spawn(for:on:)``). Made
     /// once: a closure literal would cost a context and a block copy on every dispatch.
+    // PERF(W1, W10): no allocation per dispatched loop.
     let loopBlock: @convention(block) @Sendable () -> Void
 
     /// Creates a queue.
@@ -109,26 +118,27 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// back and returns it to the ready list (giving a granted category back).
     func startAfterLocks(_ procedure: Procedure) {
         let loopWillPick = WorkerLoop.willPick(for: self)
-        let (target, suspended) = state.withLock { state -> (DispatchQueue?, Bool) in
+        let (target, suspended) = state.withLock { state -> (WorkerLoop.Target?, Bool) in
             if state.isSuspended {
                 state.running -= 1
                 state.ready.append(.procedure(procedure), priority: procedure.queuePriority)
                 return (nil, true)
             }
             state.granted.append(procedure)
-            return (!loopWillPick && state.needsLoop() ? state.dispatchQueue : nil, false)
+            return (!loopWillPick && state.needsLoop() ? state.loopTarget : nil, false)
         }
         if suspended { procedure.giveBackLocks() }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
-    /// The quality of service of the global dispatch queue work runs on (when ``underlyingQueue`` is `nil`).
+    /// The quality of service work runs at (when ``underlyingQueue`` is `nil`).
     public var qualityOfService: QualityOfService {
         get { state.withLock { $0.qualityOfService } }
         set { state.withLock { $0.qualityOfService = newValue } }
     }
 
-    /// A dispatch queue to run work on, instead of a global queue; `execute()` then runs on it.
+    /// A dispatch queue to run work on, instead of the threads the queues of the process share; `execute()` then
+    /// runs on it.
     public var underlyingQueue: DispatchQueue? {
         get { state.withLock { $0.underlyingQueue } }
         set {
@@ -246,10 +256,10 @@ public final class ProcedureQueue: @unchecked Sendable {
         let member = QueueMember.procedure(procedure)
         if procedure.enqueueIfReadyAtOnce() {
             // No dependencies: membership, readiness and launch in one critical section.
-            let target = state.withLock { state -> DispatchQueue? in
+            let target = state.withLock { state -> WorkerLoop.Target? in
                 if state.insert(member) { retainSelf() }
                 state.ready.append(member, priority: procedure.queuePriority)
-                return state.needsLoop() ? state.dispatchQueue : nil
+                return state.needsLoop() ? state.loopTarget : nil
             }
             if let target { WorkerLoop.spawn(for: self, on: target) }
         } else {
@@ -293,10 +303,10 @@ public final class ProcedureQueue: @unchecked Sendable {
     private func becameReady(_ member: QueueMember, priority: Operation.QueuePriority) {
         // A loop whose procedure is finishing on this thread takes its next work when the slot is freed.
         let loopWillPick = WorkerLoop.willPick(for: self)
-        let target = state.withLock { state -> DispatchQueue? in
+        let target = state.withLock { state -> WorkerLoop.Target? in
             state.waiting -= 1
             state.ready.append(member, priority: priority)
-            return !loopWillPick && state.needsLoop() ? state.dispatchQueue : nil
+            return !loopWillPick && state.needsLoop() ? state.loopTarget : nil
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
@@ -305,20 +315,20 @@ public final class ProcedureQueue: @unchecked Sendable {
     func scheduleConditionEvaluation(_ procedure: Procedure) {
         // A loop whose procedure is finishing on this thread takes its next work when the slot is freed.
         let loopWillPick = WorkerLoop.willPick(for: self)
-        let target = state.withLock { state -> DispatchQueue? in
+        let target = state.withLock { state -> WorkerLoop.Target? in
             if state.isSuspended {
                 state.deferredEvaluations.append(procedure)
                 return nil
             }
             state.evaluations.append(procedure)
-            return !loopWillPick && state.needsLoop() ? state.dispatchQueue : nil
+            return !loopWillPick && state.needsLoop() ? state.loopTarget : nil
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
     /// Makes sure a worker loop will take waiting work: evaluations, or ready work if a slot is free.
     private func launchReadyWork() {
-        let target = state.withLock { $0.needsLoop() ? $0.dispatchQueue : nil }
+        let target = state.withLock { $0.needsLoop() ? $0.loopTarget : nil }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
@@ -326,17 +336,17 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// (see ``ProcedureQueueState/popWork()``). If more is waiting, another loop is dispatched in case this
     /// one's next item blocks its thread.
     func nextForLoop(starting: Bool) -> WorkerLoop.Work? {
-        let (work, target) = state.withLock { state -> (WorkerLoop.Work?, DispatchQueue?) in
+        let (work, target) = state.withLock { state -> (WorkerLoop.Work?, WorkerLoop.Target?) in
             if starting { state.pendingLoops -= 1 }
-            return (state.popWork(), state.needsLoop() ? state.dispatchQueue : nil)
+            return (state.popWork(), state.needsLoop() ? state.loopTarget : nil)
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
         return work
     }
 
-    /// Where the queue's work runs now: its `underlyingQueue`, or the global queue for its quality of service.
-    var dispatchTarget: DispatchQueue {
-        state.withLock { $0.dispatchQueue }
+    /// Where the queue's work runs now: its `underlyingQueue`, or a loop budget lane at its quality of service.
+    var loopTarget: WorkerLoop.Target {
+        state.withLock { $0.loopTarget }
     }
 
     /// The queue's `underlyingQueue` when the calling thread is not running on it, so `execute()` must hop there.
@@ -382,11 +392,11 @@ public final class ProcedureQueue: @unchecked Sendable {
     private func finished(_ member: QueueMember, settle: Bool) -> [ProcedureQueueState.IdleWaiter]? {
         let loopWillPick = WorkerLoop.willPick(for: self)
         let (next, target, stalled, idle) = state.withLock {
-            state -> (WorkerLoop.Work?, DispatchQueue?, Bool, [ProcedureQueueState.IdleWaiter]?) in
+            state -> (WorkerLoop.Work?, WorkerLoop.Target?, Bool, [ProcedureQueueState.IdleWaiter]?) in
             if state.remove(member), state.running > 0 { state.running -= 1 }
             let next = loopWillPick ? state.popWork() : nil
             let idle = settle ? state.settle() : nil
-            return (next, state.needsLoop() ? state.dispatchQueue : nil, state.isStalled, idle)
+            return (next, state.needsLoop() ? state.loopTarget : nil, state.isStalled, idle)
         }
         if loopWillPick { WorkerLoop.handOff(next) }
         if let target { WorkerLoop.spawn(for: self, on: target) }

@@ -13,14 +13,13 @@ struct ProcedureQueueState {
     var maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
     var isSuspended = false
     var qualityOfService = QualityOfService.default {
-        didSet { dispatchQueue = Self.target(underlyingQueue, qualityOfService) }
+        didSet { loopTarget = Self.target(underlyingQueue, qualityOfService) }
     }
     var underlyingQueue: DispatchQueue? {
-        didSet { dispatchQueue = Self.target(underlyingQueue, qualityOfService) }
+        didSet { loopTarget = Self.target(underlyingQueue, qualityOfService) }
     }
-    /// Where loops run: ``underlyingQueue`` or the global queue at ``qualityOfService`` (kept, not looked up per
-    /// launch: on Linux every `DispatchQueue.global` call allocates a wrapper).
-    private(set) var dispatchQueue = DispatchQueue.global(qos: QualityOfService.default.dispatchQoS)
+    /// Where loops run: ``underlyingQueue``, or a ``LoopBudget`` lane at ``qualityOfService``.
+    private(set) var loopTarget = WorkerLoop.Target.lane(QualityOfService.default.dispatchQoS)
     /// Worker loops dispatched and not yet started; each takes ready work when it starts (see ``WorkerLoop``).
     var pendingLoops = 0
     /// Operations added and not completely finished (their DidFinish notifications included). While it is above
@@ -135,8 +134,9 @@ struct ProcedureQueueState {
         return taken
     }
 
-    private static func target(_ underlying: DispatchQueue?, _ quality: QualityOfService) -> DispatchQueue {
-        underlying ?? DispatchQueue.global(qos: quality.dispatchQoS)
+    private static func target(_ underlying: DispatchQueue?, _ quality: QualityOfService) -> WorkerLoop.Target {
+        if let underlying { return .underlying(underlying) }
+        return .lane(quality.dispatchQoS)
     }
 }
 

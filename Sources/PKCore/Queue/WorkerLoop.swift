@@ -29,6 +29,23 @@ enum WorkerLoop {
     /// Operations one dispatched block runs before the loop yields its thread back to Dispatch.
     static let batchLimit = 256
 
+    /// Where a queue's loops are dispatched: a ``LoopBudget`` lane at a quality of service, or its
+    /// `underlyingQueue`.
+    enum Target {
+        case lane(DispatchQoS.QoSClass)
+        case underlying(DispatchQueue)
+    }
+
+    /// Where a running loop belongs, which decides what it gives back when it ends.
+    private enum Lane {
+        /// A ``LoopBudget`` lane, by index.
+        case lane(Int)
+        /// The queue's `underlyingQueue`.
+        case underlying
+        /// A relief thread of its own (a private serial queue), given by the budget's monitor.
+        case relief(DispatchQueue)
+    }
+
     /// One item of a loop's work.
     enum Work {
         /// Start a ready member; it was counted as running when it was taken.
@@ -67,22 +84,59 @@ enum WorkerLoop {
     }
 
     /// Dispatches a loop that takes ready work from `queue` when it starts; the caller has counted it in the
-    /// queue's `pendingLoops`. The pending loop holds a reference to the queue until it ends.
-    static func spawn(for queue: ProcedureQueue, on target: DispatchQueue) {
-        _ = Unmanaged.passRetained(queue)
-        target.async(execute: queue.loopBlock)
+    /// queue's `pendingLoops`. The pending loop holds a reference to the queue until it ends. A loop for a lane first
+    /// takes one from the ``LoopBudget``, or waits there for one.
+    static func spawn(for queue: ProcedureQueue, on target: Target) {
+        let reference = Unmanaged.passRetained(queue)
+        switch target {
+        case .underlying(let underlying):
+            underlying.async(execute: queue.loopBlock)
+        case .lane(let qos):
+            if let lane = LoopBudget.acquire(reference, qos: qos) { lane.async(execute: queue.loopBlock) }
+        }
     }
 
-    /// The body of a dispatched loop: runs it, then gives back the reference ``spawn(for:on:)`` took.
+    /// The body of a dispatched loop: drives it (see ``drive(_:first:lane:)``).
     static func runDispatched(_ entry: Entry) {
         guard let reference = entry.queue.load(ordering: .acquiring) else { return }
-        reference._withUnsafeGuaranteedRef { run($0, first: nil) }
-        reference.release()
+        drive(reference, first: nil, lane: LoopBudget.currentLane.map(Lane.lane) ?? .underlying)
     }
 
-    private static func run(_ queue: ProcedureQueue, first: Work?) {
+    /// Runs a loop that waited for a lane on a thread of its own, given by the budget's monitor because every
+    /// lane's loop was blocked.
+    static func runRelief(_ waiting: LoopBudget.Waiting) {
+        let qos = DispatchQoS(qosClass: waiting.qos, relativePriority: 0)
+        let relief = DispatchQueue(label: "PKCore.WorkerLoop.relief", qos: qos)
+        relief.async { drive(waiting.queue, first: nil, lane: .relief(relief)) }
+    }
+
+    /// Runs `reference`'s loop on this thread and gives back the reference (the one ``spawn(for:on:)`` took, or a
+    /// continuation's). When the loop ends on a lane and loops are waiting for one, the lane passes to the first of
+    /// them, which runs next on this same thread: no dispatch, and no recursion.
+    private static func drive(_ reference: Unmanaged<ProcedureQueue>, first: Work?, lane: Lane) {
+        var next: (queue: Unmanaged<ProcedureQueue>, work: Work?)? = (reference, first)
+        while let (queue, work) = next {
+            next = nil
+            let ended = queue._withUnsafeGuaranteedRef { run($0, first: work, lane: lane) }
+            queue.release()
+            guard ended else { return }
+            switch lane {
+            case .lane(let index):
+                if let waiting = LoopBudget.laneLoopEnded(index) { next = (waiting.queue, nil) }
+            case .relief:
+                LoopBudget.reliefLoopEnded()
+            case .underlying:
+                break
+            }
+        }
+    }
+
+    /// Runs `queue`'s loop until it has no work (returns `true`) or has run a batch, in which case it goes on in a
+    /// new block wherever the queue's work now runs, holding its own reference to the queue (returns `false`).
+    private static func run(_ queue: ProcedureQueue, first: Work?, lane: Lane) -> Bool {
+        if case .lane(let index) = lane { LoopBudget.laneLoopStarted(index) }
         var state = Slot(queue: ObjectIdentifier(queue))
-        withUnsafeMutablePointer(to: &state) { slot in
+        let continuation = withUnsafeMutablePointer(to: &state) { slot -> (Work, Target)? in
             let previous = pthread_getspecific(key)
             pthread_setspecific(key, slot)
             defer { pthread_setspecific(key, previous) }
@@ -107,13 +161,40 @@ enum WorkerLoop {
                 }
                 remaining -= 1
                 if remaining == 0, let work = next {
-                    // Already taken (a member counted as running): the new block starts with it, wherever the
+                    // Already taken (a member counted as running): a new block starts with it, wherever the
                     // queue's work runs now.
-                    queue.dispatchTarget.async { run(queue, first: work) }
-                    return
+                    return (work, queue.loopTarget)
                 }
             }
+            return nil
         }
+        guard let (work, target) = continuation else { return true }
+        // Yield the thread after a batch, keeping the lane (or the relief thread) while the queue's work still
+        // runs in lanes.
+        let reference = Unmanaged.passRetained(queue)
+        switch (lane, target) {
+        case (.relief(let relief), .lane):
+            relief.async { drive(reference, first: work, lane: lane) }
+        case (.lane(let index), .lane(let qos)):
+            LoopBudget.laneLoopPaused(index)
+            LoopBudget.queue(ofLane: index, qos: qos).async { drive(reference, first: work, lane: lane) }
+        case (.lane(let index), .underlying(let underlying)):
+            // The queue's work moved to an `underlyingQueue`: the lane goes back (or to a waiting loop).
+            if let waiting = LoopBudget.laneLoopEnded(index) {
+                LoopBudget.queue(ofLane: index, qos: waiting.qos).async { drive(waiting.queue, first: nil, lane: lane) }
+            }
+            underlying.async { drive(reference, first: work, lane: .underlying) }
+        case (.relief, .underlying(let underlying)):
+            LoopBudget.reliefLoopEnded()
+            underlying.async { drive(reference, first: work, lane: .underlying) }
+        case (.underlying, .underlying(let underlying)):
+            underlying.async { drive(reference, first: work, lane: .underlying) }
+        case (.underlying, .lane(let qos)):
+            // The queue's `underlyingQueue` was removed while this loop ran: it finishes this batch outside the
+            // budget.
+            DispatchQueue.global(qos: qos).async { drive(reference, first: work, lane: .underlying) }
+        }
+        return false
     }
 
     /// Whether the calling thread is a loop of `queue` whose current procedure is finishing here: the queue's

@@ -1,0 +1,104 @@
+import Foundation
+import PKTesting
+import Synchronization
+import Testing
+
+@testable import PKCore
+
+/// A procedure whose `execute()` blocks its thread until three blocks it sent to the global queue have run (each
+/// tries to finish it): the sync-over-async pattern ported from Darwin.
+final class BlockingProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    override func execute() {
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            DispatchQueue.global().async {
+                self.finish()
+                group.leave()
+            }
+        }
+        group.wait()
+    }
+}
+
+/// A procedure whose `execute()` blocks until a procedure it adds to its own queue has finished.
+final class WaitsForInnerProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: `queue` is immutable and thread-safe.
+    let queue: ProcedureQueue
+
+    init(queue: ProcedureQueue) {
+        self.queue = queue
+        super.init()
+    }
+
+    override func execute() {
+        let inner = BlockProcedure {}
+        queue.add(procedure: inner)
+        inner.waitUntilFinished()
+        finish()
+    }
+}
+
+/// Where loops run: `execute()` calls that block their thread must not fill the global dispatch pool, and busy ones
+/// still get every core.
+@Suite(.serialized)
+struct LoopBudgetTests {
+
+    @Test func twoHundredExecutesBlockingOnWorkTheySentToTheGlobalQueueAllFinish() {
+        // Before the loop budget this took 20 s on Linux: the pool filled with blocked executes and the blocks they
+        // waited for waited for the pool to grow, about a thread a second.
+        // (Waited for from this thread: a wait parked on a global queue would itself hold a pool thread.)
+        let queue = ProcedureQueue()
+        let procedures = (0..<200).map { _ in BlockingProcedure() }
+        queue.add(procedures: procedures)
+        #expect(waitForAll(procedures))
+        #expect(procedures.allSatisfy { $0.isFinished && !$0.failed })
+    }
+
+    @Test func executesBlockingOnProceduresOfTheirOwnQueueDoNotDeadlock() {
+        // More outer procedures than the budget's pool slots, each blocking until an inner procedure on the same
+        // queue has run: the inner ones can only run on relief threads.
+        let queue = ProcedureQueue()
+        let outers = (0..<(LoopBudget.limit * 3)).map { _ in WaitsForInnerProcedure(queue: queue) }
+        queue.add(procedures: outers)
+        #expect(waitForAll(outers))
+        #expect(outers.allSatisfy { $0.isFinished })
+    }
+
+    @Test func reliefThreadsAndLanesAreGivenBackWhenTheWorkIsDone() async {
+        let queue = ProcedureQueue()
+        let outers = (0..<(LoopBudget.limit * 3)).map { _ in WaitsForInnerProcedure(queue: queue) }
+        queue.add(procedures: outers)
+        await queue.allOperationsFinished()
+        // Relief loops end just after the last procedure; other suites may hold lanes meanwhile, but none of them
+        // keeps every lane blocked for long. Polled, without a wall-clock assertion.
+        var counts = LoopBudget.counts
+        for _ in 0..<2_000 where counts.relief > 0 || counts.waiting > 0 {
+            try? await Task.sleep(for: .milliseconds(5))
+            counts = LoopBudget.counts
+        }
+        #expect(counts.relief == 0)
+        #expect(counts.waiting == 0)
+        #expect((0...LoopBudget.limit).contains(counts.busy))
+    }
+
+    @Test(.enabled(if: LoopBudget.limit >= 2, "needs two cores"))
+    func twoBusyExecutesRunAtOnceWhenThereAreTwoCores() {
+        // Each spins, never blocking, until it sees the other running: only a second lane (the reserve, given to
+        // a loop that waited) lets both finish before the deadline.
+        let running = Atomic(0)
+        let deadline = ContinuousClock.now + .seconds(30)
+        let procedures = (0..<2).map { _ in
+            BlockProcedure {
+                running.add(1, ordering: .sequentiallyConsistent)
+                while running.load(ordering: .sequentiallyConsistent) < 2, ContinuousClock.now < deadline {}
+            }
+        }
+        let queue = ProcedureQueue()
+        queue.add(procedures: procedures)
+        #expect(waitForAll(procedures))
+        #expect(running.load(ordering: .sequentiallyConsistent) == 2)
+        #expect(ContinuousClock.now < deadline)
+    }
+}
