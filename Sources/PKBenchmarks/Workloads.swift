@@ -162,8 +162,8 @@ func procedureQueueAwaitedByWorkers(_ count: Int, window: Int) {
     awaitedByWorkers(count, window: window) { try? await queue.run(BlockProcedure {}) }
 }
 
-/// W10 on a queue whose loops run on the global queue (`underlyingQueue`), outside the loop budget: what lanes of
-/// its own cost a queue whose procedures never block their thread.
+/// W10 on a queue whose loops all run on the global queue (`underlyingQueue`), outside the loop budget: what the
+/// budget's reserve lane (a thread beyond the pool's) costs awaited work.
 func procedureQueueAwaitedOnGlobal(_ count: Int, window: Int) {
     let queue = ProcedureQueue()
     queue.underlyingQueue = DispatchQueue.global()

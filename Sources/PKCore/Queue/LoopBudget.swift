@@ -9,16 +9,24 @@ import Synchronization
     import Darwin
 #endif
 
-/// Where worker loops run, process-wide: at most ``limit`` at once (the number of cores), each on a lane of its
-/// own, and more while those are all blocked.
+/// Where worker loops run, process-wide: at most ``limit`` at once (the number of cores), each on a lane, and more
+/// while those are all blocked.
 ///
 /// Worker loops run `execute()`. On Linux the global dispatch pool has about as many threads as cores (fewer free
 /// ones when Swift concurrency or other code is busy on them) and grows by roughly one thread a second when they
-/// all block. If loops ran on that pool, every pool thread could end up inside an `execute()` that blocks waiting for
-/// other work sent to the global queues (a `DispatchGroup.wait` for blocks it dispatched, say), and that work would
-/// wait for the pool to grow: 200 such procedures took 20 seconds. So loops never run on the shared pool: a loop runs
-/// on a lane, a private serial queue (for which Dispatch always finds a thread), and only ``limit`` lanes are busy at
-/// once, so CPU-bound work runs about one loop per core; further loops wait here for a lane.
+/// all block. If loops took every pool thread, each could end up inside an `execute()` that blocks waiting for other
+/// work sent to the global queues (a `DispatchGroup.wait` for blocks it dispatched, say), and that work would wait
+/// for the pool to grow: 200 such procedures took 20 seconds. So loops leave at least one pool thread to others:
+///
+/// - ``sharedLanes`` lanes (one fewer than the cores) run their loops on the global queues and are taken at once. A
+///   loop on a pool thread hands what it resumes (an awaiting task's continuation, the next loop) to the pool
+///   without waking another thread; on a private thread, awaiting `run(_:)` cost 1.4–1.5 µs instead of 1.0–1.1
+///   (benchmark W10, two cores).
+/// - The last lane, the reserve, is a private serial queue, for which Dispatch finds a thread beyond the pool's
+///   width. A loop gets it only after waiting through one look of the monitor (a millisecond), so long-running
+///   work still gets every core, while a loop dispatched in case the running one blocks, which usually finds the
+///   running loop passing its lane on first, adds no thread. With one core the reserve is the only lane, taken at
+///   once.
 ///
 /// A limit alone would turn blocked lanes into a stall: loops that block waiting for work that needs a loop of its
 /// own (an `execute()` waiting for another procedure on its queue) would wait for ever. So while loops wait, a
@@ -27,11 +35,22 @@ import Synchronization
 /// Procedures waiting asynchronously (returned from `execute()`, waiting for a reply) hold no loop and are not
 /// limited at all. Queues with an `underlyingQueue` run their loops there, outside this budget.
 ///
+/// What this cannot prevent: when code outside the budget blocks the pool threads the shared lanes leave free (a
+/// Swift task or a global-queue block waiting synchronously for these very procedures), a shared lane's `execute()`
+/// blocked on global-queue work waits for the pool to grow, about a second (the 200 above: 1 s, waited for from a
+/// pool thread on two cores).
+///
 /// Lock order: a queue's lock is never held while this one is taken, nor the other way round.
 enum LoopBudget {
 
-    /// Loops that may run on lanes at once.
+    /// Loops that may run on lanes at once: one per core.
     static let limit: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+
+    /// Lanes whose loops run on the global queues: all but the reserve (the last lane).
+    static let sharedLanes = limit - 1
+
+    /// The reserve lane's index.
+    static let reserveLane = limit - 1
 
     /// Relief loops (on threads of their own) that may run at once.
     static let reliefLimit = 128
@@ -53,10 +72,11 @@ enum LoopBudget {
     }
 
     fileprivate struct State {
-        /// Lanes not running a loop.
-        var freeLanes = Array((0..<LoopBudget.limit).reversed())
-        /// Each quality of service's lane queues, made on first use.
-        var laneQueues: [DispatchQoS.QoSClass: [DispatchQueue]] = [:]
+        /// Shared lanes not running a loop.
+        var freeLanes = Array((0..<LoopBudget.sharedLanes).reversed())
+        var reserveFree = true
+        /// Each quality of service's reserve lane queue, made on first use.
+        var reserveQueues: [DispatchQoS.QoSClass: DispatchQueue] = [:]
         var relief = 0
         var waiting = FIFO<Waiting>()
         var monitorArmed = false
@@ -69,14 +89,16 @@ enum LoopBudget {
     private static let state = ContendedMutex(State())
     fileprivate static let clocks = (0..<LoopBudget.limit).map { _ in LaneClock() }
     private static let monitorQueue = DispatchQueue(label: "PKCore.LoopBudget.monitor")
-    /// Each lane queue carries its index, so a loop can tell which lane it holds.
-    fileprivate static let laneKey = DispatchSpecificKey<Int>()
 
     /// Takes a lane for a loop of `queue` at `qos` and returns it to dispatch the loop on; `nil` when none is free
     /// (the loop then waits here, and the monitor is armed).
-    static func acquire(_ queue: Unmanaged<ProcedureQueue>, qos: DispatchQoS.QoSClass) -> DispatchQueue? {
-        let (lane, arm) = state.withLock { state -> (DispatchQueue?, Bool) in
-            if let index = state.freeLanes.popLast() { return (state.laneQueue(index, qos: qos), false) }
+    static func acquire(_ queue: Unmanaged<ProcedureQueue>, qos: DispatchQoS.QoSClass) -> (Int, DispatchQueue)? {
+        let (lane, arm) = state.withLock { state -> ((Int, DispatchQueue)?, Bool) in
+            if let index = state.freeLanes.popLast() { return ((index, state.laneQueue(index, qos: qos)), false) }
+            if LoopBudget.sharedLanes == 0, state.reserveFree {
+                state.reserveFree = false
+                return ((LoopBudget.reserveLane, state.laneQueue(LoopBudget.reserveLane, qos: qos)), false)
+            }
             state.waiting.append(Waiting(queue: queue, qos: qos))
             defer { state.monitorArmed = true }
             return (nil, !state.monitorArmed)
@@ -89,9 +111,6 @@ enum LoopBudget {
     static func queue(ofLane lane: Int, qos: DispatchQoS.QoSClass) -> DispatchQueue {
         state.withLock { $0.laneQueue(lane, qos: qos) }
     }
-
-    /// The lane the calling thread's loop holds (from its queue-specific value), if it runs on one.
-    static var currentLane: Int? { DispatchQueue.getSpecific(key: laneKey) }
 
     /// A loop begins running on lane `lane`, on this thread: its CPU clock is published for the monitor.
     static func laneLoopStarted(_ lane: Int) {
@@ -114,7 +133,7 @@ enum LoopBudget {
         laneLoopPaused(lane)
         return state.withLock { state -> Waiting? in
             if let next = state.waiting.popFirst() { return next }
-            state.freeLanes.append(lane)
+            if lane == LoopBudget.reserveLane { state.reserveFree = true } else { state.freeLanes.append(lane) }
             return nil
         }
     }
@@ -126,45 +145,56 @@ enum LoopBudget {
 
     /// How many lanes are busy, relief loops run and loops wait now; for tests and the benchmark.
     static var counts: (busy: Int, relief: Int, waiting: Int) {
-        state.withLock { (limit - $0.freeLanes.count, $0.relief, $0.waiting.count) }
+        state.withLock { (limit - $0.freeLanes.count - ($0.reserveFree ? 1 : 0), $0.relief, $0.waiting.count) }
     }
 
     private static func scheduleMonitor() {
         monitorQueue.asyncAfter(deadline: .now() + interval) { monitor() }
     }
 
-    /// One look: if loops wait and every busy lane's thread is blocked, one waiting loop gets a thread of its own.
+    /// One look: if loops wait, the first gets the reserve lane if it is free, or else, if every busy lane's thread
+    /// is blocked, a thread of its own.
     private static func monitor() {
-        let (relieve, rearm) = state.withLock { state -> (Waiting?, Bool) in
+        enum Action {
+            case none
+            case reserve(Waiting, DispatchQueue)
+            case relieve(Waiting)
+        }
+        let (action, rearm) = state.withLock { state -> (Action, Bool) in
             guard !state.waiting.isEmpty else {
                 state.monitorArmed = false
-                return (nil, false)
+                return (.none, false)
             }
             let allBlocked = state.sampleThreads()
+            if state.reserveFree, let waiting = state.waiting.popFirst() {
+                state.reserveFree = false
+                return (.reserve(waiting, state.laneQueue(reserveLane, qos: waiting.qos)), true)
+            }
             guard allBlocked, state.relief < reliefLimit, let waiting = state.waiting.popFirst() else {
-                return (nil, true)
+                return (.none, true)
             }
             state.relief += 1
-            return (waiting, true)
+            return (.relieve(waiting), true)
         }
-        if let relieve { WorkerLoop.runRelief(relieve) }
+        switch action {
+        case .none: break
+        case .reserve(let waiting, let lane): WorkerLoop.runOnLane(waiting.queue, lane: reserveLane, on: lane)
+        case .relieve(let waiting): WorkerLoop.runRelief(waiting)
+        }
         if rearm { scheduleMonitor() }
     }
 }
 
 extension LoopBudget.State {
 
-    /// The queue of lane `index` at `qos`, made on first use.
+    /// The queue of lane `index` at `qos`: a global queue for a shared lane; the reserve's is made on first use.
     fileprivate mutating func laneQueue(_ index: Int, qos: DispatchQoS.QoSClass) -> DispatchQueue {
-        if let lanes = laneQueues[qos] { return lanes[index] }
-        let lanes = (0..<LoopBudget.limit).map { lane -> DispatchQueue in
-            let queue = DispatchQueue(
-                label: "PKCore.WorkerLoop.lane\(lane)", qos: DispatchQoS(qosClass: qos, relativePriority: 0))
-            queue.setSpecific(key: LoopBudget.laneKey, value: lane)
-            return queue
-        }
-        laneQueues[qos] = lanes
-        return lanes[index]
+        if index < LoopBudget.sharedLanes { return DispatchQueue.global(qos: qos) }
+        if let queue = reserveQueues[qos] { return queue }
+        let queue = DispatchQueue(
+            label: "PKCore.WorkerLoop.reserve", qos: DispatchQoS(qosClass: qos, relativePriority: 0))
+        reserveQueues[qos] = queue
+        return queue
     }
 
     /// Reads the CPU time of every lane's thread; returns whether every lane is running a loop whose thread is

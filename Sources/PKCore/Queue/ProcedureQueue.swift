@@ -8,13 +8,14 @@ import Synchronization
 /// lists and runs on Dispatch, at most ``maxConcurrentOperationCount`` at a time. A procedure occupies a slot from
 /// start until it finishes.
 ///
-/// Without an ``underlyingQueue``, work runs on threads the queues of a process share: one per core runs work at
-/// once, each its own thread outside Dispatch's global pool, so an `execute()` that blocks its thread (waiting for
-/// blocks it sent to a global queue, say) never starves that pool; when every one of them is blocked, more threads
-/// are added, one a millisecond. An `execute()` that blocks still holds one of those few threads while it waits:
-/// prefer finishing later, from a callback (``AsyncProcedure``, `finish()` from a completion handler), to waiting.
-/// A queue whose procedures never block may set ``underlyingQueue`` to `DispatchQueue.global()` to run on the
-/// global pool instead, which saves a thread hop when the work is awaited from Swift tasks.
+/// Without an ``underlyingQueue``, the queues of a process share their threads: as many run work at once as there
+/// are cores, all but one on Dispatch's global pool and the last on a thread of its own, so `execute()` calls that
+/// block their thread (waiting for blocks they sent to a global queue, say) never take every pool thread; when all
+/// of them are blocked, more threads are added, one a millisecond. A blocking `execute()` still holds one of those
+/// few threads while it waits: prefer finishing later, from a callback (``AsyncProcedure``, `finish()` from a
+/// completion handler), to waiting, and never wait synchronously for such procedures from a Swift task or a
+/// global-queue block, which holds a pool thread too (`try await queue.run(procedure)` or
+/// `await procedure.waitUntilFinished()` instead).
 ///
 /// A queue holds every unfinished operation strongly, and a procedure holds its queue until it finishes, so a
 /// queue you drop keeps running the work it has. Procedures caught in a dependency cycle are found when the queue

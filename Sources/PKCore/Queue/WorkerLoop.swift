@@ -92,14 +92,21 @@ enum WorkerLoop {
         case .underlying(let underlying):
             underlying.async(execute: queue.loopBlock)
         case .lane(let qos):
-            if let lane = LoopBudget.acquire(reference, qos: qos) { lane.async(execute: queue.loopBlock) }
+            if let (index, lane) = LoopBudget.acquire(reference, qos: qos) {
+                runOnLane(reference, lane: index, on: lane)
+            }
         }
     }
 
     /// The body of a dispatched loop: drives it (see ``drive(_:first:lane:)``).
     static func runDispatched(_ entry: Entry) {
         guard let reference = entry.queue.load(ordering: .acquiring) else { return }
-        drive(reference, first: nil, lane: LoopBudget.currentLane.map(Lane.lane) ?? .underlying)
+        drive(reference, first: nil, lane: .underlying)
+    }
+
+    /// Dispatches the loop `reference` refers to on `queue`, lane `lane`'s queue.
+    static func runOnLane(_ reference: Unmanaged<ProcedureQueue>, lane: Int, on queue: DispatchQueue) {
+        queue.async { drive(reference, first: nil, lane: .lane(lane)) }
     }
 
     /// Runs a loop that waited for a lane on a thread of its own, given by the budget's monitor because every
