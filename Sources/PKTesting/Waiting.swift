@@ -52,3 +52,13 @@ package func waitUntilEmpty(
     }
     return waitFor(done, "the queue to empty", timeout: timeout, sourceLocation: sourceLocation)
 }
+
+/// Runs `body` on a thread of its own and returns its result, suspending the calling task meanwhile. A long test
+/// that blocks (waits for procedures, holds ``GlobalLogSettings``) then holds no thread of the cooperative pool,
+/// which on Linux is Dispatch's global pool: two such tests would otherwise stall every other test on a 2-core
+/// machine. `body` runs outside the test's task, so it must not record issues itself: return what failed.
+package func onThreadOfItsOwn<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}

@@ -24,28 +24,33 @@ struct RandomizedScenarioTests {
         #endif
     }
 
-    @Test func randomScenariosKeepEveryInvariant() {
-        GlobalLogSettings.with(enabled: false) {
-            let seeds: [UInt64]
-            if let one = Self.environment["PK_STRESS_SEED"].flatMap(UInt64.init) {
-                seeds = [one]
-            } else {
-                let base =
-                    Self.environment["PK_STRESS_BASE_SEED"].flatMap(UInt64.init)
-                    ?? UInt64.random(in: 1...UInt64.max / 2)
-                print("RandomizedScenarioTests: base seed \(base), \(Self.scenarioCount) scenarios")
-                seeds = (0..<UInt64(Self.scenarioCount)).map { base &+ $0 }
-            }
-            var failures = 0
-            for seed in seeds {
-                let spec = ScenarioSpec.generate(seed: seed, deepNestingDepth: Self.heavy ? 8_000 : 0)
-                let violations = ScenarioRunner.run(spec)
-                guard !violations.isEmpty else { continue }
-                failures += 1
-                let listed = violations.prefix(10).joined(separator: "\n  ")
-                Issue.record("scenario failed; replay with PK_STRESS_SEED=\(seed)\n\(spec)\nviolations:\n  \(listed)")
-                if failures >= 3 { break }
-            }
+    @Test func randomScenariosKeepEveryInvariant() async {
+        let seeds: [UInt64]
+        if let one = Self.environment["PK_STRESS_SEED"].flatMap(UInt64.init) {
+            seeds = [one]
+        } else {
+            let base =
+                Self.environment["PK_STRESS_BASE_SEED"].flatMap(UInt64.init)
+                ?? UInt64.random(in: 1...UInt64.max / 2)
+            print("RandomizedScenarioTests: base seed \(base), \(Self.scenarioCount) scenarios")
+            seeds = (0..<UInt64(Self.scenarioCount)).map { base &+ $0 }
         }
+        let depth = Self.heavy ? 8_000 : 0
+        // Off the cooperative pool, which a run of thousands of blocking scenarios would otherwise hold; logging is
+        // switched off one scenario at a time, so tests that set it themselves wait for one scenario at most.
+        let failures = await onThreadOfItsOwn { () -> [String] in
+            var failures: [String] = []
+            for seed in seeds {
+                let spec = ScenarioSpec.generate(seed: seed, deepNestingDepth: depth)
+                let violations = GlobalLogSettings.with(enabled: false) { ScenarioRunner.run(spec) }
+                guard !violations.isEmpty else { continue }
+                let listed = violations.prefix(10).joined(separator: "\n  ")
+                failures.append(
+                    "scenario failed; replay with PK_STRESS_SEED=\(seed)\n\(spec)\nviolations:\n  \(listed)")
+                if failures.count >= 3 { break }
+            }
+            return failures
+        }
+        for failure in failures { Issue.record(Comment(rawValue: failure)) }
     }
 }
