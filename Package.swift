@@ -14,19 +14,24 @@ let package = Package(
         .library(name: "PKCore", targets: ["PKCore"]),
         .library(name: "PKConditions", targets: ["PKConditions"]),
         .library(name: "PKTesting", targets: ["PKTesting"]),
+        .library(name: "PKObservers", targets: ["PKObservers"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
         .executable(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .executable(name: "WeatherReport", targets: ["WeatherReport"]),
+        .executable(name: "TraceDemo", targets: ["TraceDemo"]),
+        .executable(name: "GracefulShutdown", targets: ["GracefulShutdown"]),
     ],
     targets: [
         // MARK: - Libraries
         .target(name: "PKCore", swiftSettings: swiftSettings),
         .target(name: "PKConditions", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(name: "PKTesting", dependencies: ["PKCore"], swiftSettings: swiftSettings),
+        .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
         .executableTarget(
-            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
+            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions", "PKObservers"],
+            swiftSettings: swiftSettings),
 
         // MARK: - Examples
         .executableTarget(
@@ -38,13 +43,23 @@ let package = Package(
         .executableTarget(
             name: "WeatherReport", dependencies: ["PKCore"], path: "Examples/WeatherReport",
             swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "TraceDemo", dependencies: ["PKCore", "PKObservers"], path: "Examples/TraceDemo",
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "GracefulShutdown", dependencies: ["PKCore", "PKObservers"], path: "Examples/GracefulShutdown",
+            swiftSettings: swiftSettings),
 
         // MARK: - Tests
         .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PKConditionsTests", dependencies: ["PKConditions", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PKStressTests", dependencies: ["PKCore", "PKConditions", "PKTesting"], swiftSettings: swiftSettings),
+            name: "PKStressTests", dependencies: ["PKCore", "PKConditions", "PKObservers", "PKTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKObserversTests", dependencies: ["PKObservers", "PKTesting", "GracefulShutdown"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "PKMigrationTests", dependencies: ["PKCore", "PKConditions", "PKTesting"],
             swiftSettings: swiftSettings),

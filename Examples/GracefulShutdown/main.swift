@@ -1,0 +1,2 @@
+// Placeholder: the graceful shutdown example is being written.
+print("GracefulShutdown")

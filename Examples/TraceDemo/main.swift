@@ -1,0 +1,2 @@
+// Placeholder: the trace demo is being written.
+print("TraceDemo")

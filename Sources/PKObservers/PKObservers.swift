@@ -1,0 +1,1 @@
+// PKObservers: observers built on PKCore.

@@ -1,0 +1,1 @@
+// Tests for PKObservers, one file per observer, in folders by area.
