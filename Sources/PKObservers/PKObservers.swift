@@ -1,1 +1,0 @@
-// PKObservers: observers built on PKCore.

@@ -1,1 +1,0 @@
-// Tests for PKObservers, one file per observer, in folders by area.
