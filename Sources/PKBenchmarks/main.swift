@@ -10,7 +10,12 @@ Log.enabled = false
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe",
     let count = Int(CommandLine.arguments[3])
 {
-    let bytes = CommandLine.arguments[2] == "procedure" ? bytesPerPendingProcedure(count) : bytesPerBareOperation(count)
+    let bytes =
+        switch CommandLine.arguments[2] {
+        case "procedure": bytesPerPendingProcedure(count)
+        case "procedure+timeout": bytesPerPendingProcedure(count, timeout: true)
+        default: bytesPerBareOperation(count)
+        }
     print(bytes)
     exit(0)
 }
@@ -85,6 +90,13 @@ if selected("W9") {
             workload: "W9 memory, \(sizes.pendingForMemory) pending", contender: "bytes/BlockProcedure",
             operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: perProcedure,
             target: String(format: "≤1024 B (bare Operation: %.0f B)", perOperation), met: perProcedure <= 1024))
+    let withTimeout = measureInFreshProcess("procedure+timeout", count: sizes.pendingForMemory)
+    rows.append(
+        Row(
+            workload: "W9 memory, \(sizes.pendingForMemory) pending",
+            contender: "bytes/BlockProcedure + TimeoutObserver",
+            operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: withTimeout,
+            target: "", met: nil))
 }
 
 // W1
@@ -175,6 +187,18 @@ if selected("W6") {
             return (String(format: "≤2×W1 (%.2f)", growth), growth <= 2)
         })
     report(w6, run(w6, repetitions: repetitions))
+}
+
+// W12
+if selected("W12") {
+    let w12 = Workload(
+        id: "W12", title: "\(n) independent, one TimeoutObserver each", operations: n,
+        contenders: [("ProcedureQueue", { procedureQueueWithTimeouts(n) })],
+        target: { m in
+            let growth = (m["ProcedureQueue"] ?? .nan) / w1Median
+            return (String(format: "≤1.5×W1 (%.2f)", growth), growth <= 1.5)
+        })
+    report(w12, run(w12, repetitions: repetitions))
 }
 
 // W10
