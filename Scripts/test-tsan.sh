@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests}"
+filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests}"
 if (($# > 0)); then shift; fi
 
 printf '\n==> Run the tests under ThreadSanitizer (filter: %s)\n' "$filter"
