@@ -45,8 +45,10 @@ final class ShutdownSignalSources: Sendable {
             }
             guard let source else { continue }
             // Until libdispatch installs its handler, the default action (terminating, for SIGTERM and SIGINT)
-            // must not run; on Darwin, SIG_IGN is what stops the default action for good.
-            signal(signalNumber, SIG_IGN)
+            // must not run; on Darwin, SIG_IGN is what stops the default action for good. Only while the default
+            // is in place: libdispatch installs its handler once per signal and process, so ignoring the signal
+            // after that (for a second coordinator, say) would silence it for good.
+            if Self.hasDefaultDisposition(signalNumber) { signal(signalNumber, SIG_IGN) }
             // The handler holds its source until the source is cancelled (in deinit), which releases the handler.
             source.setEventHandler {
                 // `data` counts the deliveries merged since the handler last ran.
@@ -58,6 +60,17 @@ final class ShutdownSignalSources: Sendable {
             source.resume()
         }
         return registered.wait(timeout: .now() + registrationTimeout) == .success
+    }
+
+    /// Whether `signalNumber` still has its default disposition (no handler installed, not ignored).
+    private static func hasDefaultDisposition(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(signalNumber, nil, &current) == 0 else { return false }
+        #if canImport(Darwin)
+            return current.__sigaction_u.__sa_handler == nil
+        #else
+            return current.__sigaction_handler.sa_handler == nil
+        #endif
     }
 
     deinit {
