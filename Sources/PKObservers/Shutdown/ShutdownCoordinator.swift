@@ -347,8 +347,9 @@ public final class ShutdownCoordinator: Sendable {
     }
 
     /// Writes a warning that belongs to no procedure through the global log settings.
-    private static func warn(_ message: String, file: String = #fileID, function: String = #function, line: UInt = #line)
-    {
+    private static func warn(
+        _ message: String, file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
         guard Log.enabled, Log.severity <= .warning else { return }
         let entry = LogEntry(
             severity: .warning, message: message, subsystem: "ShutdownCoordinator", file: file, function: function,

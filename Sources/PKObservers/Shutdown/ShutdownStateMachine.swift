@@ -169,8 +169,10 @@ struct ShutdownStateMachine<Key: Hashable & Sendable, Handle: Sendable, Waiter: 
         if var existing = participants[key] {
             if behavior.cancellationRank < existing.behavior.cancellationRank {
                 existing.behavior = behavior
-                if let index = existing.stragglerIndex, case .cancellingStragglers(let progress, var stragglers) = state {
-                    stragglers[index] = ShutdownReport.Straggler(name: existing.name, behavior: behavior, finished: false)
+                if let index = existing.stragglerIndex, case .cancellingStragglers(let progress, var stragglers) = state
+                {
+                    stragglers[index] = ShutdownReport.Straggler(
+                        name: existing.name, behavior: behavior, finished: false)
                     state = .cancellingStragglers(progress, stragglers: stragglers)
                 }
             }
@@ -266,7 +268,8 @@ struct ShutdownStateMachine<Key: Hashable & Sendable, Handle: Sendable, Waiter: 
                 participants[key]?.stragglerIndex = stragglers.count
                 if let participant = participants[key] {
                     stragglers.append(
-                        ShutdownReport.Straggler(name: participant.name, behavior: participant.behavior, finished: false))
+                        ShutdownReport.Straggler(
+                            name: participant.name, behavior: participant.behavior, finished: false))
                 }
             }
             state = .cancellingStragglers(progress, stragglers: stragglers)
@@ -355,7 +358,8 @@ struct ShutdownStateMachine<Key: Hashable & Sendable, Handle: Sendable, Waiter: 
             cause = .shutdownRequested
         case (.shuttingDown, .whenGracePeriodExpires), (.shuttingDown, .never):
             cause = nil
-        case (.cancellingStragglers, .whenGracePeriodExpires), (.finished, .whenGracePeriodExpires), (.finished, .never):
+        case (.cancellingStragglers, .whenGracePeriodExpires), (.finished, .whenGracePeriodExpires),
+            (.finished, .never):
             cause = .gracePeriodExpired
         case (.cancellingStragglers, .never):
             cause = nil

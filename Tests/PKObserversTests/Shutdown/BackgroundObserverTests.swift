@@ -122,7 +122,10 @@ struct BackgroundObserverTests {
     // MARK: - Attaching late
 
     @Test(arguments: [
-        (BackgroundObserver.CancellationBehavior.whenShutdownRequested, ProcedureKitError.Context?.some(.shutdownRequested)),
+        (
+            BackgroundObserver.CancellationBehavior.whenShutdownRequested,
+            ProcedureKitError.Context?.some(.shutdownRequested)
+        ),
         (.whenGracePeriodExpires, nil),
         (.never, nil),
     ])

@@ -114,7 +114,8 @@ struct ShutdownStateMachineTests {
     @Test func theGracePeriodExpiringCancelsThoseWaitingForItAndMakesEveryoneLeftAStraggler() {
         var machine = machine(.shuttingDown, watching: oneOfEach)
         let action = machine.gracePeriodExpired()
-        #expect(action == .beginCancellationPeriod(cancel: [cancel("expires", .gracePeriodExpired)], period: .seconds(5)))
+        #expect(
+            action == .beginCancellationPeriod(cancel: [cancel("expires", .gracePeriodExpired)], period: .seconds(5)))
         #expect(machine.phase == .cancellingStragglers)
     }
 
@@ -171,7 +172,8 @@ struct ShutdownStateMachineTests {
     @Test func theFirstSignalRequestsShutdownWithTheConfiguredGracePeriod() {
         var machine = machine(.running)
         #expect(
-            machine.signalReceived(15) == .beginGracePeriod(cancel: [], gracePeriod: .seconds(10), stopTimeout: .seconds(15)))
+            machine.signalReceived(15)
+                == .beginGracePeriod(cancel: [], gracePeriod: .seconds(10), stopTimeout: .seconds(15)))
         #expect(machine.phase == .shuttingDown)
     }
 
@@ -246,7 +248,8 @@ struct ShutdownStateMachineTests {
 
     @Test func aSecondRegistrationIsADuplicateAndTheEarlierCancellingBehaviourWins() {
         var machine = machine(.running, watching: [("p", .never)])
-        #expect(machine.register("p", name: "p", behavior: .whenGracePeriodExpires, handle: "p") == .duplicate(cancel: nil))
+        #expect(
+            machine.register("p", name: "p", behavior: .whenGracePeriodExpires, handle: "p") == .duplicate(cancel: nil))
         _ = machine.requestShutdown(.requested, gracePeriod: nil)
         #expect(
             machine.register("p", name: "p", behavior: .whenShutdownRequested, handle: "p")

@@ -9,7 +9,8 @@ import Testing
 struct SystemdNotifierTests {
 
     @Test func notifySocketNamesTheSocketAndItsAbsenceMeansNoNotifier() {
-        #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/systemd/notify"])?.socketPath == "/run/systemd/notify")
+        #expect(
+            SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/systemd/notify"])?.socketPath == "/run/systemd/notify")
         #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": "@abstract"])?.socketPath == "@abstract")
         #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": ""]) == nil)
         #expect(SystemdNotifier(environment: [:]) == nil)
@@ -23,7 +24,8 @@ struct SystemdNotifierTests {
     }
 
     @Test func sendingToASocketNobodyListensOnThrows() {
-        let notifier = SystemdNotifier(socketPath: "/tmp/pk-notify-nobody-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let notifier = SystemdNotifier(
+            socketPath: "/tmp/pk-notify-nobody-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         #expect(throws: SystemdNotifier.Failure.self) { try notifier.send("STOPPING=1") }
     }
 
@@ -68,7 +70,8 @@ struct SystemdNotifierTests {
     }
 
     @Test func aNotifierThatCannotSendDoesNotStopTheShutdown() async throws {
-        let nowhere = SystemdNotifier(socketPath: "/tmp/pk-notify-nobody-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let nowhere = SystemdNotifier(
+            socketPath: "/tmp/pk-notify-nobody-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let (coordinator, _) = makeCoordinator(systemdNotifier: nowhere)
         let poller = UntilCancelledProcedure(name: "poller")
         poller.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested, coordinator: coordinator))

@@ -13,7 +13,8 @@ func makeCoordinator(
 ) -> (ShutdownCoordinator, ManualClock) {
     let clock = ManualClock()
     let coordinator = ShutdownCoordinator(
-        gracePeriod: gracePeriod, cancellationPeriod: cancellationPeriod, clock: clock, systemdNotifier: systemdNotifier)
+        gracePeriod: gracePeriod, cancellationPeriod: cancellationPeriod, clock: clock, systemdNotifier: systemdNotifier
+    )
     return (coordinator, clock)
 }
 
