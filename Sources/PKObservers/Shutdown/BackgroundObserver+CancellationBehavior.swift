@@ -5,13 +5,13 @@ extension BackgroundObserver {
     /// A shutdown runs in two timed periods (see ``ShutdownCoordinator``): the *grace period*, which starts when
     /// shutdown is requested, and the *cancellation period*, which starts when the grace period expires. Every
     /// watched procedure holds shutdown open until it finishes or the cancellation period ends; the behaviour only
-    /// says when the procedure is told to stop, by a cancel with a ``PKCore/ProcedureKitError``.
+    /// says when the procedure is told to stop, by a cancel with a `ProcedureKitError`.
     ///
     /// | Behaviour | Cancelled |
     /// | --- | --- |
     /// | ``never`` | not while the coordinator waits; only when it stops waiting, as the process is about to exit |
-    /// | ``whenShutdownRequested`` | when shutdown is requested (``PKCore/ProcedureKitError/Context/shutdownRequested``) |
-    /// | ``whenGracePeriodExpires`` | when the grace period expires (``PKCore/ProcedureKitError/Context/shutdownGracePeriodExpired``) |
+    /// | ``whenShutdownRequested`` | when shutdown is requested (`ProcedureKitError.Context.shutdownRequested`) |
+    /// | ``whenGracePeriodExpires`` | when the grace period expires (`ProcedureKitError.Context.shutdownGracePeriodExpired`) |
     ///
     /// Attached while shutdown is already under way, a procedure whose moment has passed is cancelled at once.
     public enum CancellationBehavior: Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -21,13 +21,13 @@ extension BackgroundObserver {
         /// as still running. To be given time to clean up when time runs out, use ``whenGracePeriodExpires``.
         case never
 
-        /// Cancelled as soon as shutdown is requested, with ``PKCore/ProcedureKitError/shutdownRequested()``;
+        /// Cancelled as soon as shutdown is requested, with `ProcedureKitError.shutdownRequested()`;
         /// the procedure still holds shutdown open until it finishes, which leaves it time to clean up.
         /// ProcedureKit called it ``whenAppIsBackgrounded``.
         case whenShutdownRequested
 
         /// Keeps running through the grace period and is cancelled when it expires, with
-        /// ``PKCore/ProcedureKitError/shutdownGracePeriodExpired()``; it then has the cancellation period to
+        /// `ProcedureKitError.shutdownGracePeriodExpired()`; it then has the cancellation period to
         /// finish. ProcedureKit named this behaviour but never built it.
         case whenGracePeriodExpires
 
