@@ -31,9 +31,10 @@ import PKCore
 /// print(report)
 /// ```
 ///
-/// Shutdown happens once per coordinator: requests after the first, and signals while a phase is already cut
-/// short, change nothing. A second handled signal ends the grace period at once, and a third ends the wait at
-/// once, so an operator can hurry a slow shutdown.
+/// Shutdown happens once per coordinator: requests after the first change nothing, except that a shorter
+/// timeout shortens the grace period. Signals count separately: the first handled signal requests shutdown (or
+/// changes nothing if the program already did), and each later one moves shutdown on by one phase, so an
+/// operator can hurry a slow shutdown.
 ///
 /// Use ``shared`` in programs; create your own instances in tests, with a `ManualClock` from PKTesting to drive
 /// the periods. Thread-safe: every member may be called from any thread. The coordinator cancels procedures and
