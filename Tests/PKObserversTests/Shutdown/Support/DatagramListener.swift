@@ -57,6 +57,14 @@ final class DatagramListener: Sendable {
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
 
+    /// The datagram already waiting, if any, without waiting for one.
+    func receiveIfAny() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
     deinit {
         close(descriptor)
         if let path { unlink(path) }
