@@ -9,7 +9,7 @@ struct Options: Equatable {
     /// The coordinator's grace period.
     var gracePeriod = 0.7
     /// The coordinator's cancellation period.
-    var cancellationPeriod = 1.5
+    var cancellationPeriod = 3.0
     /// How long the upload (never cancelled) takes.
     var uploadSeconds = 0.5
     /// How long the stubborn procedure (cancelled when the grace period expires, and ignoring it) takes.
@@ -29,7 +29,7 @@ struct Options: Equatable {
           --shutdown-after S       shut down by request after S unless a signal came first [0.3]
           --wait-for-signal        never shut down by request: wait for a signal
           --grace S                the grace period [0.7]
-          --cancellation-period S  the cancellation period [1.5]
+          --cancellation-period S  the cancellation period [3]
           --upload-seconds S       how long the upload takes [0.5]
           --stubborn-seconds S     how long the stubborn job takes [1.6]
           --help                   print this and exit

@@ -122,8 +122,8 @@ struct GracefulShutdownExampleTests {
         expectCleanRun(run)
         #expect(run.lines.contains("no signal after 0.3 s: requesting shutdown"))
         #expect(run.lines.contains("shutdown (requested, signals received: 0)"))
-        // The stubborn job finishes 0.6 s into the 1.5 s cancellation period, so this is 0 unless the machine
-        // stalls for most of a second; either way the status printed is the status returned.
+        // The stubborn job finishes 0.6 s into the 3 s cancellation period, so this is 0 unless the machine stalls
+        // for seconds; either way the status printed is the status returned.
         switch run.termination {
         case .exited(let status): #expect(run.lines.last == "exit \(status)")
         case .signalled, nil: Issue.record("the example did not exit by itself: \(String(describing: run.termination))")
