@@ -351,11 +351,7 @@ public final class ShutdownCoordinator: Sendable {
     private static func warn(
         _ message: String, file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
-        guard Log.enabled, Log.severity <= .warning else { return }
-        let entry = LogEntry(
-            severity: .warning, message: message, subsystem: "ShutdownCoordinator", file: file, function: function,
-            line: line)
-        Log.writer.write(Log.formatter.format(entry), entry: entry)
+        Log.write(.warning, message, subsystem: "ShutdownCoordinator", file: file, function: function, line: line)
     }
 }
 

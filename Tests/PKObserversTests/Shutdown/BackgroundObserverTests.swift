@@ -10,7 +10,7 @@ struct BackgroundObserverTests {
 
     @Test func attachingRegistersTheProcedureAndFinishingForgetsIt() async {
         let (coordinator, _) = makeCoordinator()
-        let procedure = HeldProcedure(name: "work")
+        let procedure = StubbornProcedure(name: "work")
         procedure.addObserver(BackgroundObserver(coordinator: coordinator))
         #expect(coordinator.watchedProcedureCount == 1)
         ProcedureQueue().add(procedure: procedure)
@@ -35,7 +35,7 @@ struct BackgroundObserverTests {
 
     @Test func neverIsNotCancelledByTheRequestAndHoldsShutdownOpenUntilItFinishes() async {
         let (coordinator, _) = makeCoordinator()
-        let upload = HeldProcedure(name: "upload")
+        let upload = StubbornProcedure(name: "upload")
         upload.addObserver(BackgroundObserver(cancelProcedure: .never, coordinator: coordinator))
         ProcedureQueue().add(procedure: upload)
         coordinator.requestShutdown()
@@ -83,7 +83,7 @@ struct BackgroundObserverTests {
 
     @Test func neverIsCancelledOnlyAsALastNoticeWhenTheWaitEnds() async {
         let (coordinator, clock) = makeCoordinator(gracePeriod: .seconds(10), cancellationPeriod: .seconds(5))
-        let upload = HeldProcedure(name: "upload")
+        let upload = StubbornProcedure(name: "upload")
         upload.addObserver(BackgroundObserver(coordinator: coordinator))
         ProcedureQueue().add(procedure: upload)
         await executing(upload)
@@ -103,7 +103,7 @@ struct BackgroundObserverTests {
 
     @Test func aProcedureIgnoringCancellationIsReportedWhenTheWaitEndsInsteadOfHoldingItOpen() async {
         let (coordinator, clock) = makeCoordinator(gracePeriod: .seconds(10), cancellationPeriod: .seconds(5))
-        let stubborn = HeldProcedure(name: "stubborn")
+        let stubborn = StubbornProcedure(name: "stubborn")
         stubborn.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested, coordinator: coordinator))
         ProcedureQueue().add(procedure: stubborn)
         await executing(stubborn)  // cancelled before it executes, it would finish at once
@@ -133,10 +133,10 @@ struct BackgroundObserverTests {
         _ behavior: BackgroundObserver.CancellationBehavior, _ expected: ProcedureKitError.Context?
     ) async {
         let (coordinator, _) = makeCoordinator()
-        let holder = HeldProcedure(name: "holder")
+        let holder = StubbornProcedure(name: "holder")
         holder.addObserver(BackgroundObserver(coordinator: coordinator))
         coordinator.requestShutdown()
-        let late = HeldProcedure(name: "late")
+        let late = StubbornProcedure(name: "late")
         late.addObserver(BackgroundObserver(cancelProcedure: behavior, coordinator: coordinator))
         #expect(late.isCancelled == (expected != nil))
         #expect(shutdownContext(of: late) == expected)
@@ -164,7 +164,7 @@ struct BackgroundObserverTests {
 
     @Test func attachingAfterTheGracePeriodCancelsThoseWaitingForItAndMakesThemStragglers() async {
         let (coordinator, clock) = makeCoordinator()
-        let holder = HeldProcedure(name: "holder")
+        let holder = StubbornProcedure(name: "holder")
         holder.addObserver(BackgroundObserver(coordinator: coordinator))
         ProcedureQueue().add(procedure: holder)
         coordinator.requestShutdown()
@@ -223,7 +223,7 @@ struct BackgroundObserverTests {
         let leaks = LeakCheck()
         do {
             let (coordinator, _) = makeCoordinator()
-            let procedure = HeldProcedure(name: "work")
+            let procedure = StubbornProcedure(name: "work")
             procedure.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested, coordinator: coordinator))
             leaks.track(procedure)
             leaks.track(coordinator)
@@ -238,7 +238,7 @@ struct BackgroundObserverTests {
         let leaks = LeakCheck()
         let (coordinator, _) = makeCoordinator()
         do {
-            let procedure = HeldProcedure(name: "dropped")
+            let procedure = StubbornProcedure(name: "dropped")
             procedure.addObserver(BackgroundObserver(coordinator: coordinator))
             leaks.track(procedure)
             #expect(coordinator.watchedProcedureCount == 1)
@@ -254,7 +254,7 @@ struct BackgroundObserverTests {
         let leaks = LeakCheck()
         let (coordinator, clock) = makeCoordinator()
         do {
-            let procedure = HeldProcedure(name: "dropped")
+            let procedure = StubbornProcedure(name: "dropped")
             procedure.addObserver(BackgroundObserver(coordinator: coordinator))
             leaks.track(procedure)
             coordinator.requestShutdown()

@@ -30,7 +30,7 @@ struct ShutdownCoordinatorTests {
 
     @Test func requestingShutdownTwiceIsTheSameAsOnce() async {
         let (coordinator, clock) = makeCoordinator()
-        let holder = HeldProcedure(name: "holder")
+        let holder = StubbornProcedure(name: "holder")
         holder.addObserver(BackgroundObserver(coordinator: coordinator))
         coordinator.requestShutdown()
         coordinator.requestShutdown()
@@ -47,7 +47,7 @@ struct ShutdownCoordinatorTests {
         let (coordinator, clock) = makeCoordinator()
         coordinator.gracePeriod = .seconds(3)
         coordinator.cancellationPeriod = .seconds(2)
-        let holder = HeldProcedure(name: "holder")
+        let holder = StubbornProcedure(name: "holder")
         holder.addObserver(BackgroundObserver(coordinator: coordinator))
         coordinator.requestShutdown()
         clock.advance(by: .seconds(3))
@@ -60,7 +60,7 @@ struct ShutdownCoordinatorTests {
 
     @Test func aTimeoutEndingSoonerShortensTheGracePeriodAndOneEndingLaterDoesNot() async {
         let (coordinator, clock) = makeCoordinator(gracePeriod: .seconds(10))
-        let holder = HeldProcedure(name: "holder")
+        let holder = StubbornProcedure(name: "holder")
         holder.addObserver(BackgroundObserver(coordinator: coordinator))
         coordinator.requestShutdown()
         let waits = Task {
@@ -93,9 +93,9 @@ struct ShutdownCoordinatorTests {
 
     @Test func theFirstSignalRequestsShutdownASecondEndsTheGracePeriodAndAThirdEndsTheWait() async {
         let (coordinator, clock) = makeCoordinator()
-        let upload = HeldProcedure(name: "upload")
+        let upload = StubbornProcedure(name: "upload")
         upload.addObserver(BackgroundObserver(cancelProcedure: .never, coordinator: coordinator))
-        let job = HeldProcedure(name: "job")
+        let job = StubbornProcedure(name: "job")
         job.addObserver(BackgroundObserver(cancelProcedure: .whenGracePeriodExpires, coordinator: coordinator))
         ProcedureQueue().add(procedures: upload, job)
         await executing(upload)
@@ -125,7 +125,7 @@ struct ShutdownCoordinatorTests {
 
     @Test func aSignalAfterAProgrammaticRequestChangesNothingUntilTheSecond() {
         let (coordinator, _) = makeCoordinator()
-        let holder = HeldProcedure(name: "holder")
+        let holder = StubbornProcedure(name: "holder")
         holder.addObserver(BackgroundObserver(coordinator: coordinator))
         coordinator.requestShutdown()
         coordinator.receive(signal: SIGTERM)
@@ -167,7 +167,7 @@ struct ShutdownCoordinatorTests {
 
     @Test func theBlockingWaitsReturnTheReport() async {
         let (coordinator, _) = makeCoordinator()
-        let holder = HeldProcedure(name: "holder")
+        let holder = StubbornProcedure(name: "holder")
         holder.addObserver(BackgroundObserver(coordinator: coordinator))
         ProcedureQueue().add(procedure: holder)
         // One thread waits for someone else's request, another requests and waits; neither holds a pool thread.
@@ -182,7 +182,7 @@ struct ShutdownCoordinatorTests {
 
     @Test func theWaitEndsWithinTheGraceAndCancellationPeriodsWhateverTheProceduresDo() async {
         let (coordinator, clock) = makeCoordinator(gracePeriod: .seconds(10), cancellationPeriod: .seconds(5))
-        let stubborn = (0..<3).map { HeldProcedure(name: "stubborn\($0)") }
+        let stubborn = (0..<3).map { StubbornProcedure(name: "stubborn\($0)") }
         for (procedure, behavior) in zip(stubborn, BackgroundObserver.CancellationBehavior.allCases) {
             procedure.addObserver(BackgroundObserver(cancelProcedure: behavior, coordinator: coordinator))
         }

@@ -52,7 +52,7 @@ struct SystemdNotifierTests {
         let (coordinator, _) = makeCoordinator(
             gracePeriod: .seconds(10), cancellationPeriod: .seconds(5),
             systemdNotifier: SystemdNotifier(socketPath: listener.address))
-        let holder = HeldProcedure(name: "holder")
+        let holder = StubbornProcedure(name: "holder")
         holder.addObserver(BackgroundObserver(coordinator: coordinator))
         coordinator.requestShutdown()
         // The wait (10 s + 5 s) and a second to exit.

@@ -34,7 +34,7 @@ final class UntilCancelledProcedure: Procedure, @unchecked Sendable {
 }
 
 /// Ignores cancellation and finishes only when the test calls ``release()`` (before or after it executes).
-final class HeldProcedure: Procedure, @unchecked Sendable {
+final class StubbornProcedure: Procedure, @unchecked Sendable {
     // @unchecked Sendable: `gate` is guarded by its mutex.
     private let gate = PKMutex((executing: false, released: false))
 
