@@ -45,7 +45,8 @@ final class TimerHeap: @unchecked Sendable {
         var armed = UInt64.max
     }
 
-    private let state = PKMutex(State())
+    // PERF(W12): every worker schedules and cancels here, so it is contended briefly and often.
+    private let state = ContendedMutex(State())
     private let source: any DispatchSourceTimer
     private let target: DispatchQueue
 
