@@ -1,0 +1,88 @@
+import Foundation
+import PKCore
+import Testing
+
+@testable import PKObservers
+
+/// One shard of a recorder's numbered procedures: registration, dependency lookups and interests, and how long a
+/// finished procedure is recognised.
+struct KnownProceduresTests {
+
+    final class Dummy: Procedure, @unchecked Sendable {}
+
+    let recorder = TraceRecorder()
+    var observer: TraceObserver { TraceObserver(recorder: recorder) }
+
+    @Test func aProcedureIsNumberedOnceAndRecognised() {
+        var known = KnownProcedures()
+        let procedure = Dummy()
+        let first = observer
+        guard case .registered(let category, let dependents) = known.register(procedure, id: 1, observer: first) else {
+            Issue.record("not registered")
+            return
+        }
+        #expect(category == "Dummy")
+        #expect(dependents.isEmpty)
+        guard case .tracedAlready(let existing) = known.register(procedure, id: 2, observer: observer) else {
+            Issue.record("registered twice")
+            return
+        }
+        #expect(existing === first)
+        #expect(known.identifier(of: procedure) == 1)
+        #expect(known.identifier(of: Dummy()) == nil)
+        #expect(known.unfinished.map { ObjectIdentifier($0) } == [ObjectIdentifier(first)])
+    }
+
+    @Test func aDependentWaitsForItsDependencyToBeNumbered() {
+        var known = KnownProcedures()
+        let dependency = Dummy()
+        #expect(known.identifier(of: dependency, orInterestFrom: 10) == nil)
+        #expect(known.identifier(of: dependency, orInterestFrom: 11) == nil)
+        guard case .registered(_, let dependents) = known.register(dependency, id: 3, observer: observer) else {
+            Issue.record("not registered")
+            return
+        }
+        #expect(dependents == [10, 11])
+        #expect(known.identifier(of: dependency, orInterestFrom: 12) == 3)
+    }
+
+    @Test func aWithdrawnInterestIsNotTakenUp() {
+        var known = KnownProcedures()
+        let dependency = Dummy()
+        _ = known.identifier(of: dependency, orInterestFrom: 10)
+        _ = known.identifier(of: dependency, orInterestFrom: 11)
+        known.withdrawInterest(in: ObjectIdentifier(dependency), from: 10)
+        known.withdrawInterest(in: ObjectIdentifier(dependency), from: 99)
+        guard case .registered(_, let dependents) = known.register(dependency, id: 3, observer: observer) else {
+            Issue.record("not registered")
+            return
+        }
+        #expect(dependents == [11])
+    }
+
+    @Test func aFinishedProcedureIsRecognisedUntilNewerOnesPushItOut() {
+        var known = KnownProcedures()
+        let procedures = (0...KnownProcedures.finishedKept).map { _ in Dummy() }
+        for (index, procedure) in procedures.enumerated() {
+            _ = known.register(procedure, id: UInt64(index), observer: observer)
+        }
+        known.procedureFinished(ObjectIdentifier(procedures[0]), id: 0)
+        #expect(known.identifier(of: procedures[0]) == 0)
+        #expect(known.unfinished.count == KnownProcedures.finishedKept)
+        for (index, procedure) in procedures.enumerated().dropFirst() {
+            known.procedureFinished(ObjectIdentifier(procedure), id: UInt64(index))
+        }
+        #expect(known.identifier(of: procedures[0]) == nil)
+        #expect(known.identifier(of: procedures[1]) == 1)
+        #expect(known.identifier(of: procedures.last!) == UInt64(KnownProcedures.finishedKept))
+        #expect(known.unfinished.isEmpty)
+    }
+
+    @Test func aFinishReportedUnderAnotherNumberIsIgnored() {
+        var known = KnownProcedures()
+        let procedure = Dummy()
+        _ = known.register(procedure, id: 5, observer: observer)
+        known.procedureFinished(ObjectIdentifier(procedure), id: 6)
+        #expect(known.unfinished.count == 1)
+    }
+}
