@@ -1,7 +1,7 @@
 import Foundation
 import PKCore
 
-/// The procedures a ``TraceRecorder`` has numbered (one shard of them, chosen by address), so that the recorder can
+/// The procedures a ``TraceRecorder`` has numbered (those of one shard, see ``TraceShard``), so that the recorder can
 /// tell which of a procedure's dependencies it traces, and write the procedures still running.
 ///
 /// Identity without weak references: a weak reference to a procedure gives it a side table, which makes every
@@ -79,19 +79,28 @@ struct KnownProcedures {
         interests[dependency] = waiting.isEmpty ? nil : waiting
     }
 
+    /// What a finished procedure lets go of: its observer, and the entry of the oldest finished procedure beyond the
+    /// ones kept. Released by the caller after the lock (freeing a pinned memory block is not free).
+    struct Released {
+        var observer: TraceObserver?
+        var evicted: Entry?
+    }
+
     /// Forgets the observer of a procedure that finished, and the oldest finished procedure beyond the ones kept.
-    mutating func procedureFinished(_ procedure: ObjectIdentifier, id: UInt64) {
-        guard entries[procedure]?.id == id else { return }
-        entries[procedure]?.observer = nil
+    mutating func procedureFinished(_ procedure: ObjectIdentifier, id: UInt64) -> Released {
+        var released = Released()
+        guard entries[procedure]?.id == id else { return released }
+        swap(&released.observer, &entries[procedure]!.observer)
         finished.append(procedure)
         if finished.count - finishedHead > Self.finishedKept {
-            entries[finished[finishedHead]] = nil
+            released.evicted = entries.removeValue(forKey: finished[finishedHead])
             finishedHead += 1
             if finishedHead >= Self.finishedKept {
                 finished.removeFirst(finishedHead)
                 finishedHead = 0
             }
         }
+        return released
     }
 
     /// The observers of the traced procedures that have not finished.

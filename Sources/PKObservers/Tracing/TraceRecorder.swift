@@ -41,27 +41,14 @@ public final class TraceRecorder: ProcedureQueueObserver {
     let time: ElapsedTime
     /// The next procedure's number.
     private let nextID = Atomic<UInt64>(1)
-    /// The numbered procedures, in shards chosen by address, so that threads registering and finishing different
-    /// procedures rarely wait for each other.
-    // PERF(W13): one lock for every procedure made recording threads queue on it (W13 at 5.9×W1 with one lock).
+    /// The recorder's state, in shards chosen by procedure address (see ``TraceShard``).
     private let shards: [Shard]
-    /// The finished procedures' records, in buffers chosen by record number, each with an even share of the event
-    /// budget (one buffer for budgets under 100,000 events, so a small budget is exact; up to 16 for large ones).
-    // PERF(W13): with one buffer, threads finishing procedures at once queued on its lock (W13 at 5.3×W1).
-    private let buffers: [Buffer]
 
-    /// One shard of the numbered procedures and its lock.
+    /// One shard and its lock.
     private final class Shard: Sendable {
-        let known = PKMutex(KnownProcedures())
+        let state: PKMutex<TraceShard>
+        init(capacity: Int) { state = PKMutex(TraceShard(capacity: capacity)) }
     }
-
-    /// One buffer of finished records and its lock.
-    private final class Buffer: Sendable {
-        let records: PKMutex<TraceBuffer>
-        init(capacity: Int) { records = PKMutex(TraceBuffer(capacity: capacity)) }
-    }
-
-    private static let shardCount = 16
 
     /// Creates a recorder.
     ///
@@ -77,12 +64,9 @@ public final class TraceRecorder: ProcedureQueueObserver {
         self.name = name
         self.maximumEventCount = max(1, maximumEventCount)
         time = ElapsedTime(clock: clock)
-        shards = (0..<Self.shardCount).map { _ in Shard() }
         let capacity = self.maximumEventCount - 1
-        let bufferCount = min(16, max(1, capacity / 50_000))
-        buffers = (0..<bufferCount).map { index in
-            Buffer(capacity: capacity / bufferCount + (index < capacity % bufferCount ? 1 : 0))
-        }
+        let count = TraceShard.count(forCapacity: capacity)
+        shards = (0..<count).map { index in Shard(capacity: capacity / count + (index < capacity % count ? 1 : 0)) }
     }
 
     // MARK: - ProcedureQueueObserver
@@ -102,16 +86,17 @@ public final class TraceRecorder: ProcedureQueueObserver {
     public func traceData() -> Data {
         var kept: [TraceRecord] = []
         var dropped = (events: 0, procedures: 0)
-        for buffer in buffers {
-            let (records, events, procedures) = buffer.records.withLock {
-                ($0.kept, $0.droppedEvents, $0.droppedProcedures)
+        var unfinishedObservers: [TraceObserver] = []
+        for shard in shards {
+            let (records, events, procedures, observers) = shard.state.withLock {
+                ($0.buffer.kept, $0.buffer.droppedEvents, $0.buffer.droppedProcedures, $0.known.unfinished)
             }
             kept.append(contentsOf: records)
             dropped.events += events
             dropped.procedures += procedures
+            unfinishedObservers += observers
         }
-        if buffers.count > 1 { kept.sort { $0.id < $1.id } }
-        let unfinishedObservers = shards.flatMap { shard in shard.known.withLock { $0.unfinished } }
+        if shards.count > 1 { kept.sort { $0.id < $1.id } }
         let now = time.nanoseconds()
         let unfinished = unfinishedObservers.compactMap { $0.unfinishedRecord(at: now) }.sorted { $0.id < $1.id }
         let document = TraceDocument(
@@ -128,7 +113,7 @@ public final class TraceRecorder: ProcedureQueueObserver {
 
     /// The events dropped so far to stay within ``maximumEventCount`` (the finished procedures' events only).
     public var droppedEventCount: Int {
-        buffers.reduce(0) { total, buffer in total + buffer.records.withLock { $0.droppedEvents } }
+        shards.reduce(0) { total, shard in total + shard.state.withLock { $0.buffer.droppedEvents } }
     }
 
     // MARK: - For the observers
@@ -136,12 +121,14 @@ public final class TraceRecorder: ProcedureQueueObserver {
     /// Numbers `procedure`, unless this recorder traces it already.
     func register(_ procedure: Procedure, observer: TraceObserver) -> (id: UInt64, KnownProcedures.Registration) {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let registration = shard(of: procedure).known.withLock { $0.register(procedure, id: id, observer: observer) }
+        let registration = shard(of: procedure).state.withLock {
+            $0.known.register(procedure, id: id, observer: observer)
+        }
         return (id, registration)
     }
 
     func isTraced(_ procedure: Procedure) -> Bool {
-        shard(of: procedure).known.withLock { $0.identifier(of: procedure) != nil }
+        shard(of: procedure).state.withLock { $0.known.identifier(of: procedure) != nil }
     }
 
     /// Links a newly registered procedure to its dependencies: the traced ones by number; for the others, it waits
@@ -151,8 +138,9 @@ public final class TraceRecorder: ProcedureQueueObserver {
         for dependency in procedure.dependencies where dependency is Procedure {
             let key = ObjectIdentifier(dependency)
             links.seen.append(key)
-            if let traced = shard(of: dependency).known.withLock({ $0.identifier(of: dependency, orInterestFrom: id) })
-            {
+            if let traced = shard(of: dependency).state.withLock({
+                $0.known.identifier(of: dependency, orInterestFrom: id)
+            }) {
                 links.resolved.append(traced)
             } else {
                 links.awaiting.append(key)
@@ -164,29 +152,29 @@ public final class TraceRecorder: ProcedureQueueObserver {
     /// The numbers of the traced procedures among `operations`, in order.
     func identifiers(of operations: [Operation]) -> [UInt64] {
         operations.compactMap { operation in
-            shard(of: operation).known.withLock { $0.identifier(of: operation) }
+            shard(of: operation).state.withLock { $0.known.identifier(of: operation) }
         }
     }
 
     /// Stops `dependent` waiting for these dependencies to be traced.
     func withdrawInterests(in dependencies: [ObjectIdentifier], from dependent: UInt64) {
         for dependency in dependencies {
-            shards[Self.shardIndex(dependency)].known.withLock { $0.withdrawInterest(in: dependency, from: dependent) }
+            shard(at: dependency).state.withLock { $0.known.withdrawInterest(in: dependency, from: dependent) }
         }
     }
 
     /// Keeps a finished procedure's record.
     func finished(_ record: TraceRecord, procedure: ObjectIdentifier) {
-        shards[Self.shardIndex(procedure)].known.withLock { $0.procedureFinished(procedure, id: record.id) }
-        buffers[Int(truncatingIfNeeded: record.id % UInt64(buffers.count))].records.withLock { $0.append(record) }
+        let released = shard(at: procedure).state.withLock { $0.finished(record, procedure: procedure) }
+        withExtendedLifetime(released) {}  // let go of here, after the lock
     }
 
     private func shard(of operation: Operation) -> Shard {
-        shards[Self.shardIndex(ObjectIdentifier(operation))]
+        shard(at: ObjectIdentifier(operation))
     }
 
     /// Objects are at least 16-byte aligned: the bits above those pick the shard.
-    private static func shardIndex(_ object: ObjectIdentifier) -> Int {
-        Int(truncatingIfNeeded: UInt(bitPattern: object) >> 4) & (shardCount - 1)
+    private func shard(at object: ObjectIdentifier) -> Shard {
+        shards[Int(truncatingIfNeeded: UInt(bitPattern: object) >> 4) & (shards.count - 1)]
     }
 }

@@ -66,12 +66,17 @@ struct KnownProceduresTests {
         for (index, procedure) in procedures.enumerated() {
             _ = known.register(procedure, id: UInt64(index), observer: observer)
         }
-        known.procedureFinished(ObjectIdentifier(procedures[0]), id: 0)
+        let first = known.procedureFinished(ObjectIdentifier(procedures[0]), id: 0)
+        #expect(first.observer != nil)
+        #expect(first.evicted == nil)
         #expect(known.identifier(of: procedures[0]) == 0)
         #expect(known.unfinished.count == KnownProcedures.finishedKept)
+        var evicted: [UInt64] = []
         for (index, procedure) in procedures.enumerated().dropFirst() {
-            known.procedureFinished(ObjectIdentifier(procedure), id: UInt64(index))
+            let released = known.procedureFinished(ObjectIdentifier(procedure), id: UInt64(index))
+            if let entry = released.evicted { evicted.append(entry.id) }
         }
+        #expect(evicted == [0])
         #expect(known.identifier(of: procedures[0]) == nil)
         #expect(known.identifier(of: procedures[1]) == 1)
         #expect(known.identifier(of: procedures.last!) == UInt64(KnownProcedures.finishedKept))
@@ -82,7 +87,13 @@ struct KnownProceduresTests {
         var known = KnownProcedures()
         let procedure = Dummy()
         _ = known.register(procedure, id: 5, observer: observer)
-        known.procedureFinished(ObjectIdentifier(procedure), id: 6)
+        let released = known.procedureFinished(ObjectIdentifier(procedure), id: 6)
+        #expect(released.observer == nil)
         #expect(known.unfinished.count == 1)
+    }
+
+    @Test(arguments: [(0, 1), (99_999, 1), (100_000, 2), (200_000, 4), (799_999, 8), (999_999, 16), (10_000_000, 16)])
+    func largeBudgetsAreSplitIntoUpToSixteenShards(_ capacity: Int, _ shards: Int) {
+        #expect(TraceShard.count(forCapacity: capacity) == shards)
     }
 }
