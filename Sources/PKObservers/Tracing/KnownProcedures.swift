@@ -25,8 +25,12 @@ struct KnownProcedures {
         // PERF(W13): an unowned reference instead of a weak one (see the type's documentation).
         unowned let procedure: Procedure
         let id: UInt64
-        /// The observer tracing it, until it has finished.
-        var observer: TraceObserver?
+    }
+
+    /// The observer of a procedure that has not finished, held weakly: the observer holds the recorder, so a strong
+    /// reference here would keep the recorder alive through a procedure dropped without ever running.
+    struct RunningObserver {
+        weak var observer: TraceObserver?
     }
 
     enum Registration {
@@ -40,6 +44,8 @@ struct KnownProcedures {
     static let finishedKept = 256
 
     private var entries: [ObjectIdentifier: Entry] = [:]
+    /// The observers of the numbered procedures that have not finished, by procedure address.
+    private var running: [ObjectIdentifier: RunningObserver] = [:]
     /// Finished procedures, oldest first from `finishedHead`.
     private var finished: [ObjectIdentifier] = []
     private var finishedHead = 0
@@ -50,10 +56,11 @@ struct KnownProcedures {
     /// Numbers `procedure` as `id`, unless it is traced already.
     mutating func register(_ procedure: Procedure, id: UInt64, observer: TraceObserver) -> Registration {
         let key = ObjectIdentifier(procedure)
-        if let existing = entries[key] {
-            return .tracedAlready(existing.observer)
+        if entries[key] != nil {
+            return .tracedAlready(running[key]?.observer)
         }
-        entries[key] = Entry(procedure: procedure, id: id, observer: observer)
+        entries[key] = Entry(procedure: procedure, id: id)
+        running[key] = RunningObserver(observer: observer)
         let dependents = interests.removeValue(forKey: key) ?? []
         return .registered(category: category(of: procedure), dependents: dependents)
     }
@@ -82,7 +89,7 @@ struct KnownProcedures {
     /// What a finished procedure lets go of: its observer, and the entry of the oldest finished procedure beyond the
     /// ones kept. Released by the caller after the lock (freeing a pinned memory block is not free).
     struct Released {
-        var observer: TraceObserver?
+        var observer: RunningObserver?
         var evicted: Entry?
     }
 
@@ -90,7 +97,7 @@ struct KnownProcedures {
     mutating func procedureFinished(_ procedure: ObjectIdentifier, id: UInt64) -> Released {
         var released = Released()
         guard entries[procedure]?.id == id else { return released }
-        swap(&released.observer, &entries[procedure]!.observer)
+        released.observer = running.removeValue(forKey: procedure)
         finished.append(procedure)
         if finished.count - finishedHead > Self.finishedKept {
             released.evicted = entries.removeValue(forKey: finished[finishedHead])
@@ -105,7 +112,7 @@ struct KnownProcedures {
 
     /// The observers of the traced procedures that have not finished.
     var unfinished: [TraceObserver] {
-        entries.values.compactMap(\.observer)
+        running.values.compactMap(\.observer)
     }
 
     /// Caches type names: describing a type costs far more than a dictionary lookup.

@@ -15,12 +15,15 @@ import PKCore
 /// It follows the procedure's children: for each procedure the traced one is about to add (a group's children,
 /// an operation it produces), another `TraceObserver` is attached, linked to this one. One observer traces one
 /// procedure; attaching it to a second is refused with a warning, and a procedure the recorder already traces
-/// is not traced twice. The observer holds its recorder weakly: once the recorder is gone, nothing is recorded.
+/// is not traced twice. The observer holds its recorder, so a recorder stays alive while procedures it traces run.
 /// Callbacks run on the thread delivering the procedure's events and take two short locks at most; no user code
 /// runs under them. Cancellation is recorded (as an instant), not acted on. Thread-safe.
 public final class TraceObserver: ProcedureObserver {
 
-    weak let recorder: TraceRecorder?
+    /// The recorder, held strongly: loading a weak reference is an atomic operation on the recorder's side table,
+    /// which every thread recording would share. The recorder holds its observers weakly.
+    // PERF(W13): no shared atomic per event.
+    let recorder: TraceRecorder
     private let time: ElapsedTime
     private let machine: PKMutex<TraceStateMachine>
 
@@ -45,10 +48,6 @@ public final class TraceObserver: ProcedureObserver {
             procedure.log.warning("a TraceObserver traces one procedure; this attachment is not traced")
         case .register(let setup):
             let now = time.nanoseconds()
-            guard let recorder else {
-                machine.withLock { $0.registrationRefused(key) }
-                return
-            }
             let (id, registration) = recorder.register(procedure, observer: self)
             switch registration {
             case .registered(let category, let dependents):
@@ -86,7 +85,7 @@ public final class TraceObserver: ProcedureObserver {
 
     /// Attaches a linked observer to a procedure about to be added, unless the recorder traces it already.
     public func procedure(_ procedure: Procedure, willAdd newOperation: Operation) {
-        guard let child = newOperation as? Procedure, let recorder else { return }
+        guard let child = newOperation as? Procedure else { return }
         let now = time.nanoseconds()
         let kind: TraceRecord.LinkKind = procedure is GroupProcedure ? .child : .produced
         guard let link = machine.withLock({ $0.linkForChild(of: ObjectIdentifier(procedure), kind: kind, at: now) }),
@@ -101,14 +100,11 @@ public final class TraceObserver: ProcedureObserver {
     public func will(finish procedure: Procedure, withErrors errors: [any Error], pendingFinish: PendingFinishEvent) {
         let key = ObjectIdentifier(procedure)
         guard let (id, links) = machine.withLock({ $0.linksToSettle(key) }) else { return }
-        var added: [UInt64] = []
-        if let recorder {
-            let gained = procedure.dependencies.filter { dependency in
-                dependency is Procedure && !links.seen.contains(ObjectIdentifier(dependency))
-            }
-            if !gained.isEmpty { added = recorder.identifiers(of: gained) }
-            recorder.withdrawInterests(in: links.awaiting, from: id)
+        let gained = procedure.dependencies.filter { dependency in
+            dependency is Procedure && !links.seen.contains(ObjectIdentifier(dependency))
         }
+        let added = gained.isEmpty ? [] : recorder.identifiers(of: gained)
+        if !links.awaiting.isEmpty { recorder.withdrawInterests(in: links.awaiting, from: id) }
         machine.withLock { $0.willFinish(key, addedDependencies: added) }
     }
 
@@ -125,8 +121,7 @@ public final class TraceObserver: ProcedureObserver {
         case .none:
             break
         case .record(let record, let withdrawing):
-            guard let recorder else { return }
-            recorder.withdrawInterests(in: withdrawing, from: record.id)
+            if !withdrawing.isEmpty { recorder.withdrawInterests(in: withdrawing, from: record.id) }
             recorder.finished(record, procedure: key)
         }
     }

@@ -173,8 +173,10 @@ public final class TraceRecorder: ProcedureQueueObserver {
         shard(at: ObjectIdentifier(operation))
     }
 
-    /// Objects are at least 16-byte aligned: the bits above those pick the shard.
+    /// The shard of an address: its Fibonacci hash's top bits. Low address bits are a poor choice: objects of one
+    /// class allocated one after another are often a power of two apart, so they would all land in one shard.
     private func shard(at object: ObjectIdentifier) -> Shard {
-        shards[Int(truncatingIfNeeded: UInt(bitPattern: object) >> 4) & (shards.count - 1)]
+        let hash = UInt64(UInt(bitPattern: object)) &* 0x9E37_79B9_7F4A_7C15
+        return shards[Int(truncatingIfNeeded: hash >> 32) & (shards.count - 1)]
     }
 }

@@ -29,19 +29,45 @@ struct TraceStateMachine {
         var dependents: [UInt64] = []
     }
 
-    /// The traced procedure, as registered.
-    struct Attachment: Sendable, Equatable {
+    /// The traced procedure, as registered; it never changes afterwards.
+    ///
+    /// A class, so that the states carrying it copy one reference: the strings and arrays inside would otherwise be
+    /// retained and released at every transition.
+    // PERF(W13): one retain per transition instead of about eight.
+    final class Attachment: Sendable, Equatable {
         let procedure: ObjectIdentifier
         let id: UInt64
         let name: String
         let category: String
-        var setup: Setup
+        let setup: Setup
         let attachedAt: UInt64
         let links: Links
+
+        init(
+            procedure: ObjectIdentifier, id: UInt64, name: String, category: String, setup: Setup,
+            attachedAt: UInt64, links: Links
+        ) {
+            self.procedure = procedure
+            self.id = id
+            self.name = name
+            self.category = category
+            self.setup = setup
+            self.attachedAt = attachedAt
+            self.links = links
+        }
+
+        static func == (lhs: Attachment, rhs: Attachment) -> Bool {
+            lhs === rhs
+                || (lhs.procedure == rhs.procedure && lhs.id == rhs.id && lhs.name == rhs.name
+                    && lhs.category == rhs.category && lhs.setup == rhs.setup && lhs.attachedAt == rhs.attachedAt
+                    && lhs.links == rhs.links)
+        }
     }
 
     /// What happened after the procedure was attached.
     struct Progress: Sendable, Equatable {
+        /// The queue's name: the setup's, or one learnt later (the procedure was traced before it was enqueued).
+        var queue: String?
         var startedAt: UInt64?
         var thread: UInt64?
         var cancellation: TraceRecord.Cancellation?
@@ -103,7 +129,7 @@ struct TraceStateMachine {
             let attachment = Attachment(
                 procedure: procedure, id: id, name: name, category: category, setup: setup, attachedAt: time,
                 links: links)
-            state = .waiting(attachment, Progress(dependencies: links.resolved))
+            state = .waiting(attachment, Progress(queue: setup.queue, dependencies: links.resolved))
         case .unattached, .attaching, .waiting, .executing, .finishing, .finished, .declined:
             preconditionFailure("TraceObserver: registered without attaching (state \(state))")
         }
@@ -122,14 +148,14 @@ struct TraceStateMachine {
     mutating func queueIsKnown(_ name: String?) {
         guard let name else { return }
         switch state {
-        case .waiting(var attachment, let progress):
-            if attachment.setup.queue == nil { attachment.setup.queue = name }
+        case .waiting(let attachment, var progress):
+            if progress.queue == nil { progress.queue = name }
             state = .waiting(attachment, progress)
-        case .executing(var attachment, let progress):
-            if attachment.setup.queue == nil { attachment.setup.queue = name }
+        case .executing(let attachment, var progress):
+            if progress.queue == nil { progress.queue = name }
             state = .executing(attachment, progress)
-        case .finishing(var attachment, let progress):
-            if attachment.setup.queue == nil { attachment.setup.queue = name }
+        case .finishing(let attachment, var progress):
+            if progress.queue == nil { progress.queue = name }
             state = .finishing(attachment, progress)
         case .unattached, .attaching, .finished, .declined:
             break
@@ -266,7 +292,7 @@ struct TraceStateMachine {
         errors: [String] = []
     ) -> TraceRecord {
         TraceRecord(
-            id: attachment.id, name: attachment.name, category: attachment.category, queue: attachment.setup.queue,
+            id: attachment.id, name: attachment.name, category: attachment.category, queue: progress.queue,
             attachedOnEnqueue: attachment.setup.attachedOnEnqueue, link: attachment.setup.link,
             attachedAt: attachment.attachedAt, startedAt: progress.startedAt, endedAt: endedAt,
             thread: progress.thread, cancellation: progress.cancellation, status: status, errors: errors,

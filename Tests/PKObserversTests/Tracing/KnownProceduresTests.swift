@@ -63,11 +63,12 @@ struct KnownProceduresTests {
     @Test func aFinishedProcedureIsRecognisedUntilNewerOnesPushItOut() {
         var known = KnownProcedures()
         let procedures = (0...KnownProcedures.finishedKept).map { _ in Dummy() }
+        let observers = procedures.map { _ in observer }  // held weakly by `known`
         for (index, procedure) in procedures.enumerated() {
-            _ = known.register(procedure, id: UInt64(index), observer: observer)
+            _ = known.register(procedure, id: UInt64(index), observer: observers[index])
         }
         let first = known.procedureFinished(ObjectIdentifier(procedures[0]), id: 0)
-        #expect(first.observer != nil)
+        #expect(first.observer?.observer === observers[0])
         #expect(first.evicted == nil)
         #expect(known.identifier(of: procedures[0]) == 0)
         #expect(known.unfinished.count == KnownProcedures.finishedKept)
@@ -77,19 +78,29 @@ struct KnownProceduresTests {
             if let entry = released.evicted { evicted.append(entry.id) }
         }
         #expect(evicted == [0])
+        withExtendedLifetime(observers) {}
         #expect(known.identifier(of: procedures[0]) == nil)
         #expect(known.identifier(of: procedures[1]) == 1)
         #expect(known.identifier(of: procedures.last!) == UInt64(KnownProcedures.finishedKept))
         #expect(known.unfinished.isEmpty)
     }
 
+    @Test func runningObserversAreHeldWeakly() {
+        var known = KnownProcedures()
+        let procedure = Dummy()
+        _ = known.register(procedure, id: 1, observer: observer)  // released at once
+        #expect(known.unfinished.isEmpty)
+        #expect(known.identifier(of: procedure) == 1)
+    }
+
     @Test func aFinishReportedUnderAnotherNumberIsIgnored() {
         var known = KnownProcedures()
         let procedure = Dummy()
-        _ = known.register(procedure, id: 5, observer: observer)
+        let running = observer
+        _ = known.register(procedure, id: 5, observer: running)
         let released = known.procedureFinished(ObjectIdentifier(procedure), id: 6)
         #expect(released.observer == nil)
-        #expect(known.unfinished.count == 1)
+        #expect(known.unfinished.map(ObjectIdentifier.init) == [ObjectIdentifier(running)])
     }
 
     @Test(arguments: [(0, 1), (99_999, 1), (100_000, 2), (200_000, 4), (799_999, 8), (999_999, 16), (10_000_000, 16)])

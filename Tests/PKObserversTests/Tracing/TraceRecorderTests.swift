@@ -282,16 +282,19 @@ struct TraceRecorderTests {
         #expect(trace.slices.map(\.name) == ["First"])
     }
 
-    @Test func nothingIsRecordedOnceTheRecorderIsGone() {
-        var recorder: TraceRecorder? = TraceRecorder()
-        let procedure = TestProcedure()
-        procedure.addObserver(TraceObserver(recorder: recorder!))
-        let weakRecorder = LeakCheck()
-        weakRecorder.track(recorder!)
-        recorder = nil
-        #expect(weakRecorder.alive.isEmpty)
-        ProcedureQueue().add(procedure: procedure)
-        #expect(waitForAll(procedure))
+    @Test func aRecorderIsReleasedOnceWhatItTracedHasFinishedOrGone() async {
+        let leaks = LeakCheck()
+        do {
+            let recorder = TraceRecorder()
+            let ran = TestProcedure(name: "Ran")
+            let neverRun = TestProcedure(name: "Never run")
+            leaks.track([recorder, ran, neverRun])
+            ran.addObserver(TraceObserver(recorder: recorder))
+            neverRun.addObserver(TraceObserver(recorder: recorder))
+            ProcedureQueue().add(procedure: ran)
+            await ran.waitUntilFinished()
+        }
+        #expect(await leaks.unreleased() == [])
     }
 
     // MARK: - Memory
