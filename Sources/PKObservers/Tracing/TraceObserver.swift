@@ -20,9 +20,9 @@ import PKCore
 /// runs under them. Cancellation is recorded (as an instant), not acted on. Thread-safe.
 public final class TraceObserver: ProcedureObserver {
 
-    /// The recorder, held strongly: loading a weak reference is an atomic operation on the recorder's side table,
-    /// which every thread recording would share. The recorder holds its observers weakly.
-    // PERF(W13): no shared atomic per event.
+    /// The recorder, held strongly (loading a weak reference would be an atomic operation on the recorder's side
+    /// table, shared by every thread recording, at every event). The recorder holds running observers weakly, so
+    /// there is no cycle.
     let recorder: TraceRecorder
     private let time: ElapsedTime
     private let machine: PKMutex<TraceStateMachine>
