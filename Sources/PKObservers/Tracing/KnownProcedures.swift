@@ -11,7 +11,8 @@ import PKCore
 /// keeps its memory block allocated, so no other object can take the address while the entry exists. An
 /// `ObjectIdentifier` therefore means the same procedure for as long as it is a key here.
 ///
-/// Entries of running procedures stay until they finish. Finished ones are kept a little longer, the most recent
+/// Entries of running procedures stay until they finish (a procedure dropped without ever running never does: its
+/// entry stays for the recorder's life). Finished ones are kept a little longer, the most recent
 /// ``finishedKept`` of the shard, so that a dependent enqueued just after its dependency finished is still linked;
 /// each costs its procedure's memory block (a few hundred bytes) until it is dropped. A dependent that is traced
 /// before its dependency registers an interest instead, which the dependency takes up when it is traced, and the
