@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs PKCoreTests, PKConditionsTests, PKStressTests and PKMigrationTests under ThreadSanitizer, in their own build directory (.build-tsan), so the
+# Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests and PKObserversTests under ThreadSanitizer, in their own build directory (.build-tsan), so the
 # instrumented build never replaces the normal one.
 #
 # Usage: Scripts/test-tsan.sh [filter] [more arguments for `swift test`]

@@ -269,6 +269,45 @@ func procedureQueueExclusive(_ count: Int) {
     queue.waitUntilAllOperationsAreFinished()
 }
 
+// MARK: - Tracing (W13)
+
+/// W1 with a queue-level `TraceRecorder` attached: every procedure gets a `TraceObserver` and a record. With
+/// `writingTrace`, the trace is then written as JSON in memory (about three events per procedure).
+func procedureQueueIndependentTraced(_ count: Int, writingTrace: Bool = false) {
+    let recorder = TraceRecorder()
+    let queue = ProcedureQueue()
+    queue.addObserver(recorder)
+    for _ in 0..<count { queue.add(procedure: BlockProcedure {}) }
+    queue.waitUntilAllOperationsAreFinished()
+    if writingTrace { _ = recorder.traceData() }
+    withExtendedLifetime(recorder) {}
+}
+
+/// W1 with a `TraceObserver` attached to each procedure by hand: recording without a queue observer.
+func procedureQueueIndependentObservedByTrace(_ count: Int) {
+    let recorder = TraceRecorder()
+    let queue = ProcedureQueue()
+    for _ in 0..<count {
+        let procedure = BlockProcedure {}
+        procedure.addObserver(TraceObserver(recorder: recorder))
+        queue.add(procedure: procedure)
+    }
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+/// A queue observer that does nothing: what PKCore's queue notifications cost by themselves.
+final class IdleQueueObserver: ProcedureQueueObserver {}
+
+/// W1 with a queue observer that does nothing attached: the floor under the queue-level recorder.
+func procedureQueueIndependentWithIdleObserver(_ count: Int) {
+    let observer = IdleQueueObserver()
+    let queue = ProcedureQueue()
+    queue.addObserver(observer)
+    for _ in 0..<count { queue.add(procedure: BlockProcedure {}) }
+    queue.waitUntilAllOperationsAreFinished()
+    withExtendedLifetime(observer) {}
+}
+
 // MARK: - Blocking executes (W11)
 
 /// A procedure whose `execute()` blocks its thread until three blocks it sent to the global queue have run (each

@@ -289,6 +289,37 @@ if selected("W11") {
     report(w11, run(w11, repetitions: repetitions))
 }
 
+// W13: recording a timeline of every procedure (PKObservers' TraceRecorder on the queue). The target is against the
+// W1 row, as W6's and W7's; W1 run again inside this row, alternating with the others, gives a ratio less exposed
+// to a busy machine. Two references show where the time goes: a queue observer that does nothing (PKCore's queue
+// notifications alone), and a TraceObserver attached to each procedure by hand (recording without the queue
+// observer).
+if selected("W13") {
+    let w13 = Workload(
+        id: "W13", title: "\(n) independent, queue-level TraceRecorder attached", operations: n,
+        contenders: [
+            ("ProcedureQueue + TraceRecorder", { procedureQueueIndependentTraced(n) }),
+            ("… and the trace written as JSON", { procedureQueueIndependentTraced(n, writingTrace: true) }),
+            ("reference: idle queue observer", { procedureQueueIndependentWithIdleObserver(n) }),
+            ("reference: TraceObserver per procedure", { procedureQueueIndependentObservedByTrace(n) }),
+            ("reference: W1 again, alternating", { procedureQueueIndependent(n) }),
+        ],
+        target: { m in
+            let growth = (m["ProcedureQueue + TraceRecorder"] ?? .nan) / w1Median
+            let w1Again = m["reference: W1 again, alternating"] ?? .nan
+            let alternating = (m["ProcedureQueue + TraceRecorder"] ?? .nan) / w1Again
+            let idle = (m["reference: idle queue observer"] ?? .nan) / w1Again
+            let direct = (m["reference: TraceObserver per procedure"] ?? .nan) / w1Again
+            return (
+                String(
+                    format: "≤2×W1 (%.2f; alternating: %.2f, idle queue observer %.2f, per-procedure observer %.2f)",
+                    growth, alternating, idle, direct),
+                growth <= 2
+            )
+        })
+    report(w13, run(w13, repetitions: repetitions))
+}
+
 // A million-long chain must run and deallocate without crashing (full runs only).
 if !quick && selected("chain") {
     let seconds = measure { procedureQueueChain(1_000_000) }
