@@ -39,12 +39,17 @@ struct TimeoutStressTests {
             queue.isSuspended = true
             let count = StressTests.size / 5
             let pairs = (0..<count).map { index -> (Procedure, EventRecorder) in
-                // A third finish inline with a 50 ms limit (clean finishes are certain); the rest spin up to 2 ms
-                // against limits of 0.1 ms to 2 ms (both outcomes happen).
+                // A third finish inline with a 10 s limit (clean finishes are certain), a tenth spin until a 1 ms
+                // limit cancels them (timeouts are certain, however loaded the machine), and the rest spin up to
+                // 2 ms against limits of 0.1 ms to 2 ms: the race, which either side may win.
                 let inline = index.isMultiple(of: 3)
-                let spin: Duration? = inline ? nil : .microseconds(Int.random(in: 0...2_000, using: &generator))
+                let stubborn = !inline && index.isMultiple(of: 10)
+                let spin: Duration? =
+                    inline ? nil : stubborn ? .seconds(30) : .microseconds(Int.random(in: 0...2_000, using: &generator))
                 let limit: Duration =
-                    inline ? .milliseconds(50) : .microseconds(Int.random(in: 100...2_000, using: &generator))
+                    inline
+                    ? .seconds(10)
+                    : stubborn ? .milliseconds(1) : .microseconds(Int.random(in: 100...2_000, using: &generator))
                 let procedure = SelfFinishingProcedure(name: "T\(index)", spin: spin).timeout(after: limit)
                 let recorder = EventRecorder()
                 procedure.addObserver(recorder)
