@@ -84,6 +84,33 @@ import Testing
         #expect(heap.count == 0)
     }
 
+    /// A timeout exists to cut short work that will not stop by itself, which may be CPU-bound work on every core.
+    /// Dispatch's global pool gives a queued block no new thread while its threads are running, so an action sent
+    /// there would wait for the very work it should stop.
+    @Test func anActionRunsWhileEveryPoolThreadSpinsWaitingForIt() {
+        let heap = TimerHeap(qos: .default)
+        let spinners = ProcessInfo.processInfo.activeProcessorCount + 1
+        let started = Atomic(0)
+        let stop = Atomic(false)
+        let stoppedByAction = Atomic(0)
+        let done = DispatchGroup()
+        for _ in 0..<spinners {
+            DispatchQueue.global().async(group: done) {
+                started.add(1, ordering: .relaxed)
+                // Capped at the hang timeout, so a failure ends instead of holding the cores.
+                let cap = ContinuousClock.now + .seconds(hangTimeout)
+                while !stop.load(ordering: .acquiring), ContinuousClock.now < cap {}
+                if stop.load(ordering: .acquiring) { stoppedByAction.add(1, ordering: .relaxed) }
+            }
+        }
+        // How many run at once is Dispatch's choice (one, on a loaded two-core machine): the action is due once
+        // the first spins.
+        while started.load(ordering: .relaxed) == 0 { usleep(100) }
+        _ = heap.schedule(deadline: uptime(after: .milliseconds(1))) { stop.store(true, ordering: .releasing) }
+        #expect(done.wait(timeout: .now() + hangTimeout * 2) == .success)
+        #expect(stoppedByAction.load(ordering: .relaxed) == spinners)
+    }
+
     @Test func aCancelledActionIsReleasedAtOnce() async {
         let heap = TimerHeap(qos: .default)
         let leaks = LeakCheck()

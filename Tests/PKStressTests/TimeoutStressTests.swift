@@ -31,8 +31,9 @@ struct TimeoutStressTests {
     }
 
     @Test func timeoutsRacingFinishesLeaveEveryProcedureFinishedOnceAndCleanFinishesClean() async {
-        // Awaited, not waited for: a blocked pool thread would hold up the clock's timers, which run on the global
-        // queue, and no timeout would fire. Nothing here logs.
+        // Awaited, not waited for, so the test holds no pool thread while thousands of procedures need them. The
+        // spinning procedures keep both lanes busy; the clock's timers fire on a queue of their own regardless (in
+        // CI a third of an hour went by when they were sent to the global queue). Nothing here logs.
         do {
             var generator = SystemRandomNumberGenerator()
             let queue = ProcedureQueue()

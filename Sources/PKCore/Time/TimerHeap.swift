@@ -7,10 +7,15 @@ import Synchronization
 /// made that cost about twice a bare procedure (benchmark W12). Here scheduling is a lock and a heap insertion, and
 /// the source is re-armed only when the earliest deadline moves earlier; cancelling removes the entry at once
 /// (its index is kept in it), so cancelled long timers hold no memory. When the source fires, every due action is
-/// taken out under the lock and sent to the global queue of the heap's quality of service, outside it.
+/// taken out under the lock and sent, outside it, to the heap's action queue, where they run one at a time in
+/// deadline order.
 ///
-/// The source's handler runs on a private serial queue (Dispatch always finds it a thread, even when the global
-/// pool's threads are all busy or blocked), and does nothing there but take the due actions out.
+/// The source's handler and the actions run on private serial queues, not on the global queues: Dispatch gives a
+/// private serial queue a thread even when every thread of its global pool is busy, and gives a global queue's
+/// block none while they run. A timeout exists to stop work that will not stop by itself, and that work may be
+/// spinning on every core: sent to a global queue, the timeout waited for the work it was meant to stop (a
+/// procedure spinning until its 1 ms timeout was held for 20 s, until its own cap). The cost: one slow action
+/// delays the actions due after it, so actions must be short (cancelling or finishing a procedure is).
 ///
 /// Thread-safe: the heap and every entry's index and action are guarded by `state`'s lock; no action runs under it.
 /// The source is re-armed under that lock (a non-blocking Dispatch call), so re-arms happen in deadline order.
@@ -48,7 +53,8 @@ final class TimerHeap: @unchecked Sendable {
     // PERF(W12): every worker schedules and cancels here, so it is contended briefly and often.
     private let state = ContendedMutex(State())
     private let source: any DispatchSourceTimer
-    private let target: DispatchQueue
+    /// Where due actions run, one at a time.
+    private let actions: DispatchQueue
 
     private static let heaps: [DispatchQoS.QoSClass: TimerHeap] = {
         let classes: [DispatchQoS.QoSClass] = [.background, .utility, .default, .userInitiated, .userInteractive]
@@ -62,9 +68,9 @@ final class TimerHeap: @unchecked Sendable {
 
     /// A heap of its own; ``shared(for:)`` has the clock's. Internal for tests.
     init(qos: DispatchQoS.QoSClass) {
-        target = DispatchQueue.global(qos: qos)
-        let handlerQueue = DispatchQueue(
-            label: "PKCore.TimerHeap", qos: DispatchQoS(qosClass: qos, relativePriority: 0))
+        let dispatchQoS = DispatchQoS(qosClass: qos, relativePriority: 0)
+        actions = DispatchQueue(label: "PKCore.SystemClock.actions", qos: dispatchQoS)
+        let handlerQueue = DispatchQueue(label: "PKCore.TimerHeap", qos: dispatchQoS)
         source = DispatchSource.makeTimerSource(queue: handlerQueue)
         source.setEventHandler { [unowned self] in fire() }
         source.schedule(deadline: .distantFuture, repeating: .never, leeway: .milliseconds(1))
@@ -126,7 +132,10 @@ final class TimerHeap: @unchecked Sendable {
             if state.armed != UInt64.max { arm(for: state.armed) }
             return due
         }
-        for action in due { target.async(execute: action) }
+        guard !due.isEmpty else { return }
+        actions.async {
+            for action in due { action() }
+        }
     }
 }
 
