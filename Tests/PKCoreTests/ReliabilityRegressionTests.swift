@@ -58,6 +58,33 @@ struct ReliabilityRegressionTests {
         PKExpectProcedureFinished(outer)
     }
 
+    /// Found by the randomized scenarios (seed 2931713590656719025): a group holding category A, whose child asks
+    /// for B after a sibling asked for A and B. The sibling's waiting request reserved B, so the child waited for
+    /// the sibling, the sibling for the group and the group for its child. A waiting request now reserves nothing.
+    @Test func aChildOfAnExclusiveGroupIsNotKeptOutByASiblingWaitingForTheGroupsCategory() async {
+        let categoryA = "nested-A-\(UUID())"
+        let categoryB = "nested-B-\(UUID())"
+        let gate = FinishedByTheTest()
+        let child = exclusive("Child", categoryB)
+        child.addDependency(gate)
+        let group = GroupProcedure(operations: [gate, child])
+        group.add(condition: ExclusiveCondition(categoryA))
+        let sibling = exclusive("Sibling", categoryA)
+        sibling.add(condition: ExclusiveCondition(categoryB))
+        let queue = ProcedureQueue()
+        queue.add(procedure: group)
+        for _ in 0..<20_000 where !gate.isExecuting { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(gate.isExecuting)
+        queue.add(procedure: sibling)
+        for _ in 0..<20_000 where ExclusivityManager.shared.waitingCount(for: categoryA) == 0 {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(ExclusivityManager.shared.waitingCount(for: categoryA) == 1)
+        gate.finish()
+        #expect(await waitOffThePool([group, sibling]))
+        #expect(child.didExecute && sibling.didExecute)
+    }
+
     /// F4: a cancel landing between preparing a category request and registering it used to withdraw nothing, and
     /// the late registration held the category for ever.
     @Test func aCancelBetweenPreparingAndRegisteringACategoryRequestReleasesIt() {
@@ -216,4 +243,10 @@ struct ReliabilityRegressionTests {
         }
         #expect(alive.isEmpty)
     }
+}
+
+/// A procedure that runs until the test finishes it.
+final class FinishedByTheTest: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    override func execute() {}
 }

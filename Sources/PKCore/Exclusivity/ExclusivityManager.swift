@@ -89,6 +89,11 @@ package final class ExclusivityManager: Sendable {
         for callback in waiting { callback() }
     }
 
+    /// How many requests wait for `category`; for tests.
+    package func waitingCount(for category: String) -> Int {
+        registry.withLock { $0.exclusivity.waitingCount(for: category) }
+    }
+
     /// How many tickets are registered (granted or waiting); for tests.
     package var requestCount: Int { registry.withLock { $0.exclusivity.requests.count } }
 }

@@ -19,6 +19,11 @@ struct FIFO<Element> {
     /// The first element, if any.
     var first: Element? { head < slots.count ? slots[head] : nil }
 
+    /// The first queued element that satisfies `predicate`, if any.
+    func first(where predicate: (Element) -> Bool) -> Element? {
+        slots[head...].first(where: predicate)
+    }
+
     /// Queues `element` last.
     mutating func append(_ element: Element) {
         slots.append(element)
