@@ -110,4 +110,34 @@ struct LoopBudgetTests {
         #expect(running.load(ordering: .sequentiallyConsistent) == 2)
         #expect(ContinuousClock.now < deadline)
     }
+
+    @Test func aLongRunOfBusyProceduresOnOneQueueDoesNotKeepTheLanesFromAnotherQueue() async {
+        // 400 procedures each spinning 20 ms (less once the quick one has run) fill every lane for seconds; a
+        // procedure added to another queue must get a lane long before they drain, not after (it did after, when a
+        // loop kept its lane while its queue had work).
+        let stop = Atomic(false)
+        let started = Atomic(0)
+        let finished = Atomic(0)
+        let finishedBeforeQuick = Atomic(-1)
+        let busy = (0..<400).map { _ in
+            BlockProcedure {
+                started.add(1, ordering: .relaxed)
+                let end = ContinuousClock.now + .milliseconds(20)
+                while !stop.load(ordering: .acquiring), ContinuousClock.now < end {}
+                finished.add(1, ordering: .relaxed)
+            }
+        }
+        let busyQueue = ProcedureQueue()
+        busyQueue.add(procedures: busy)
+        for _ in 0..<4_000 where started.load(ordering: .relaxed) == 0 { try? await Task.sleep(for: .milliseconds(1)) }
+        let quick = BlockProcedure {
+            finishedBeforeQuick.store(finished.load(ordering: .relaxed), ordering: .relaxed)
+            stop.store(true, ordering: .releasing)
+        }
+        let otherQueue = ProcedureQueue()
+        otherQueue.add(procedure: quick)
+        #expect(await waitOffThePool(busy + [quick]))
+        let before = finishedBeforeQuick.load(ordering: .relaxed)
+        #expect((0..<busy.count / 2).contains(before), "\(before) of \(busy.count) busy procedures ran first")
+    }
 }

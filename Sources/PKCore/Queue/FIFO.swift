@@ -54,6 +54,13 @@ struct FIFO<Element> {
         }
     }
 
+    /// Removes and returns the first element that satisfies `predicate`, if any (O(n) unless it is first).
+    mutating func removeFirst(where predicate: (Element) -> Bool) -> Element? {
+        guard let index = slots[head...].firstIndex(where: predicate) else { return nil }
+        if index == head { return popFirst() }
+        return slots.remove(at: index)
+    }
+
     /// Removes and returns, in order, the elements for which `shouldRemove` is true; the others keep their order.
     mutating func removeAll(where shouldRemove: (Element) -> Bool) -> [Element] {
         var removed: [Element] = []

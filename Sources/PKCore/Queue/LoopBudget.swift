@@ -32,8 +32,21 @@ import Synchronization
 /// own (an `execute()` waiting for another procedure on its queue) would wait for ever. So while loops wait, a
 /// monitor looks every millisecond at the busy lanes' threads: when none of them used the CPU since its last look
 /// (all blocked, none busy), one waiting loop runs on a relief thread of its own, up to ``reliefLimit`` at once.
+///
+/// A thread that waits for a core looks blocked too, and relief threads make more of them: on two cores, loops
+/// spinning on relief threads starved the lanes' threads, which then looked blocked and brought more relief (400
+/// procedures of 20 ms ran a dozen at a time). So relief also needs a core this process leaves idle (it used less
+/// than all but half a core since the last look), unless every lane has looked blocked for ``stuckLooks`` looks
+/// in a row: lanes blocked while other threads of the process keep the cores busy still get relief, a little
+/// later.
 /// Procedures waiting asynchronously (returned from `execute()`, waiting for a reply) hold no loop and are not
 /// limited at all. Queues with an `underlyingQueue` run their loops there, outside this budget.
+///
+/// Lanes are shared fairly between queues: a loop that has held its lane for a ``slice`` while other loops wait gives
+/// it to the first of them after its current operation and waits at the back of the line itself. Without that, a
+/// queue with a long run of CPU-bound procedures kept every lane until it drained, and a procedure added to any
+/// other queue waited for all of it. An operation that never returns still holds its lane; waiting loops then get
+/// the reserve, and relief threads only when every lane's thread is blocked.
 ///
 /// What this cannot prevent: when code outside the budget blocks the pool threads the shared lanes leave free (a
 /// Swift task or a global-queue block waiting synchronously for these very procedures), a shared lane's `execute()`
@@ -58,11 +71,25 @@ enum LoopBudget {
     /// How often the monitor looks, while loops wait.
     static let interval = DispatchTimeInterval.milliseconds(1)
 
-    /// A loop waiting for a lane: its queue (retained by `WorkerLoop.spawn`) and its quality of service.
+    /// Looks in a row with every lane blocked after which relief comes even while the process keeps every core busy.
+    static let stuckLooks = 20
+
+    /// How long a loop keeps its lane while other loops wait for one, in nanoseconds.
+    static let slice: UInt64 = 10_000_000
+
+    /// A loop waiting for a lane: its queue (retained by `WorkerLoop.spawn`), its quality of service, and the work it
+    /// starts with (already taken from its queue) when it gave up a lane to let others run.
     struct Waiting {
         let queue: Unmanaged<ProcedureQueue>
         let qos: DispatchQoS.QoSClass
+        var first: WorkerLoop.Work? = nil
     }
+
+    /// Whether any loop waits for a lane; read without the lock after each operation a lane's loop runs.
+    private static let someWaiting = Atomic<Bool>(false)
+
+    /// Whether loops wait for a lane (a hint: read without the lock).
+    static var loopsAreWaiting: Bool { someWaiting.load(ordering: .relaxed) }
 
     /// Where a lane's current loop thread's CPU clock is published, without a lock (``none``: no loop running;
     /// thread CPU clock ids are negative numbers on Linux, so `-1` cannot serve).
@@ -82,6 +109,11 @@ enum LoopBudget {
         var monitorArmed = false
         /// The CPU time of each lane's thread at the monitor's last look (`-1`: not seen).
         var lastCPUTimes = Array(repeating: Int64(-1), count: LoopBudget.limit)
+        /// The process's CPU time and the uptime at the monitor's last look (`-1`: not seen).
+        var lastProcessCPUTime = Int64(-1)
+        var lastLook = UInt64(0)
+        /// Looks in a row at which every lane's thread was blocked.
+        var blockedLooks = 0
     }
 
     /// Taken by every loop that starts or ends on a lane: contended briefly and often, like a queue's state.
@@ -100,6 +132,7 @@ enum LoopBudget {
                 return ((LoopBudget.reserveLane, state.laneQueue(LoopBudget.reserveLane, qos: qos)), false)
             }
             state.waiting.append(Waiting(queue: queue, qos: qos))
+            someWaiting.store(true, ordering: .relaxed)
             defer { state.monitorArmed = true }
             return (nil, !state.monitorArmed)
         }
@@ -132,10 +165,30 @@ enum LoopBudget {
     static func laneLoopEnded(_ lane: Int) -> Waiting? {
         laneLoopPaused(lane)
         return state.withLock { state -> Waiting? in
-            if let next = state.waiting.popFirst() { return next }
+            if let next = state.popFirstWaiting() { return next }
             if lane == LoopBudget.reserveLane { state.reserveFree = true } else { state.freeLanes.append(lane) }
             return nil
         }
+    }
+
+    /// The loop on lane `lane` has held it for a ``slice`` and will go on with `first`: if a loop of another queue
+    /// waits, this one joins the back of the line and the first such loop is returned, to run on this thread with
+    /// the lane; `nil` when none waits (the loop keeps its lane: giving it to another loop of its own queue would
+    /// only move the same work to another thread).
+    static func yieldLane(
+        _ lane: Int, queue: Unmanaged<ProcedureQueue>, qos: DispatchQoS.QoSClass, first: WorkerLoop.Work
+    ) -> Waiting? {
+        let own = queue.toOpaque()
+        return state.withLock { state -> Waiting? in
+            guard let next = state.waiting.removeFirst(where: { $0.queue.toOpaque() != own }) else { return nil }
+            state.waiting.append(Waiting(queue: queue, qos: qos, first: first))
+            someWaiting.store(true, ordering: .relaxed)
+            return next
+        }
+    }
+
+    fileprivate static func clearWaitingFlag() {
+        someWaiting.store(false, ordering: .relaxed)
     }
 
     /// A relief loop ended.
@@ -163,22 +216,30 @@ enum LoopBudget {
         let (action, rearm) = state.withLock { state -> (Action, Bool) in
             guard !state.waiting.isEmpty else {
                 state.monitorArmed = false
+                state.lastProcessCPUTime = -1
+                state.blockedLooks = 0
                 return (.none, false)
             }
             let allBlocked = state.sampleThreads()
-            if state.reserveFree, let waiting = state.waiting.popFirst() {
+            let coreIdle = state.sampleProcess()
+            state.blockedLooks = allBlocked ? state.blockedLooks + 1 : 0
+            if state.reserveFree, let waiting = state.popFirstWaiting() {
                 state.reserveFree = false
                 return (.reserve(waiting, state.laneQueue(reserveLane, qos: waiting.qos)), true)
             }
-            guard allBlocked, state.relief < reliefLimit, let waiting = state.waiting.popFirst() else {
+            guard allBlocked, coreIdle || state.blockedLooks >= stuckLooks, state.relief < reliefLimit,
+                let waiting = state.popFirstWaiting()
+            else {
                 return (.none, true)
             }
+            state.blockedLooks = 0
             state.relief += 1
             return (.relieve(waiting), true)
         }
         switch action {
         case .none: break
-        case .reserve(let waiting, let lane): WorkerLoop.runOnLane(waiting.queue, lane: reserveLane, on: lane)
+        case .reserve(let waiting, let lane):
+            WorkerLoop.runOnLane(waiting.queue, first: waiting.first, lane: reserveLane, on: lane)
         case .relieve(let waiting): WorkerLoop.runRelief(waiting)
         }
         if rearm { scheduleMonitor() }
@@ -186,6 +247,13 @@ enum LoopBudget {
 }
 
 extension LoopBudget.State {
+
+    /// Takes the first waiting loop, keeping ``LoopBudget/loopsAreWaiting`` up to date.
+    fileprivate mutating func popFirstWaiting() -> LoopBudget.Waiting? {
+        let first = waiting.popFirst()
+        if waiting.isEmpty { LoopBudget.clearWaitingFlag() }
+        return first
+    }
 
     /// The queue of lane `index` at `qos`: a global queue for a shared lane; the reserve's is made on first use.
     fileprivate mutating func laneQueue(_ index: Int, qos: DispatchQoS.QoSClass) -> DispatchQueue {
@@ -195,6 +263,23 @@ extension LoopBudget.State {
             label: "PKCore.WorkerLoop.reserve", qos: DispatchQoS(qosClass: qos, relativePriority: 0))
         reserveQueues[qos] = queue
         return queue
+    }
+
+    /// Reads the process's CPU time; returns whether it left at least half a core idle since the last look (`true`
+    /// at the first look, or when the time cannot be read).
+    fileprivate mutating func sampleProcess() -> Bool {
+        var time = timespec()
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return true }
+        let cpu = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+        defer {
+            lastProcessCPUTime = cpu
+            lastLook = now
+        }
+        guard lastProcessCPUTime >= 0, now > lastLook else { return true }
+        let elapsed = Int64(now - lastLook)
+        let available = Int64(LoopBudget.limit) * elapsed
+        return cpu - lastProcessCPUTime <= available - elapsed / 2
     }
 
     /// Reads the CPU time of every lane's thread; returns whether every lane is running a loop whose thread is

@@ -93,7 +93,7 @@ enum WorkerLoop {
             underlying.async(execute: queue.loopBlock)
         case .lane(let qos):
             if let (index, lane) = LoopBudget.acquire(reference, qos: qos) {
-                runOnLane(reference, lane: index, on: lane)
+                runOnLane(reference, first: nil, lane: index, on: lane)
             }
         }
     }
@@ -104,9 +104,9 @@ enum WorkerLoop {
         drive(reference, first: nil, lane: .underlying)
     }
 
-    /// Dispatches the loop `reference` refers to on `queue`, lane `lane`'s queue.
-    static func runOnLane(_ reference: Unmanaged<ProcedureQueue>, lane: Int, on queue: DispatchQueue) {
-        queue.async { drive(reference, first: nil, lane: .lane(lane)) }
+    /// Dispatches the loop `reference` refers to, starting with `first` if given, on `queue`, lane `lane`'s queue.
+    static func runOnLane(_ reference: Unmanaged<ProcedureQueue>, first: Work?, lane: Int, on queue: DispatchQueue) {
+        queue.async { drive(reference, first: first, lane: .lane(lane)) }
     }
 
     /// Runs a loop that waited for a lane on a thread of its own, given by the budget's monitor because every
@@ -114,7 +114,7 @@ enum WorkerLoop {
     static func runRelief(_ waiting: LoopBudget.Waiting) {
         let qos = DispatchQoS(qosClass: waiting.qos, relativePriority: 0)
         let relief = DispatchQueue(label: "PKCore.WorkerLoop.relief", qos: qos)
-        relief.async { drive(waiting.queue, first: nil, lane: .relief(relief)) }
+        relief.async { drive(waiting.queue, first: waiting.first, lane: .relief(relief)) }
     }
 
     /// Runs `reference`'s loop on this thread and gives back the reference (the one ``spawn(for:on:)`` took, or a
@@ -124,12 +124,21 @@ enum WorkerLoop {
         var next: (queue: Unmanaged<ProcedureQueue>, work: Work?)? = (reference, first)
         while let (queue, work) = next {
             next = nil
-            let ended = queue._withUnsafeGuaranteedRef { run($0, first: work, lane: lane) }
-            queue.release()
-            guard ended else { return }
+            let outcome = queue._withUnsafeGuaranteedRef { run($0, first: work, lane: lane) }
+            switch outcome {
+            case .continued:
+                queue.release()
+                return
+            case .yielded(let waiting):
+                // The loop waits in the budget's line, holding the reference it ran with.
+                next = (waiting.queue, waiting.first)
+                continue
+            case .ended:
+                queue.release()
+            }
             switch lane {
             case .lane(let index):
-                if let waiting = LoopBudget.laneLoopEnded(index) { next = (waiting.queue, nil) }
+                if let waiting = LoopBudget.laneLoopEnded(index) { next = (waiting.queue, waiting.first) }
             case .relief:
                 LoopBudget.reliefLoopEnded()
             case .underlying:
@@ -138,12 +147,32 @@ enum WorkerLoop {
         }
     }
 
-    /// Runs `queue`'s loop until it has no work (returns `true`) or has run a batch, in which case it goes on in a
-    /// new block wherever the queue's work now runs, holding its own reference to the queue (returns `false`).
-    private static func run(_ queue: ProcedureQueue, first: Work?, lane: Lane) -> Bool {
-        if case .lane(let index) = lane { LoopBudget.laneLoopStarted(index) }
+    /// How a loop's run on a thread ended.
+    private enum RunOutcome {
+        /// The queue has no work left for it.
+        case ended
+        /// It ran a batch and goes on in a new block, holding its own reference to the queue.
+        case continued
+        /// It held a lane for a slice while others waited: it now waits in the budget's line (with the reference it
+        /// ran with), and this is the loop that takes its lane, on this thread.
+        case yielded(LoopBudget.Waiting)
+    }
+
+    /// Runs `queue`'s loop until it has no work, has run a batch (it goes on in a new block wherever the queue's
+    /// work now runs), or has held a lane for a ``LoopBudget/slice`` while other loops wait (it gives the lane up).
+    private static func run(_ queue: ProcedureQueue, first: Work?, lane: Lane) -> RunOutcome {
+        var sliceEnds = UInt64.max
+        if case .lane(let index) = lane {
+            LoopBudget.laneLoopStarted(index)
+            sliceEnds = DispatchTime.now().uptimeNanoseconds &+ LoopBudget.slice
+        }
+        /// Why the loop below stopped before its queue ran out of work.
+        enum Stop {
+            case batch(Work, Target)
+            case yielded(LoopBudget.Waiting)
+        }
         var state = Slot(queue: ObjectIdentifier(queue))
-        let continuation = withUnsafeMutablePointer(to: &state) { slot -> (Work, Target)? in
+        let stop = withUnsafeMutablePointer(to: &state) { slot -> Stop? in
             let previous = pthread_getspecific(key)
             pthread_setspecific(key, slot)
             defer { pthread_setspecific(key, previous) }
@@ -167,15 +196,40 @@ enum WorkerLoop {
                     next = queue.nextForLoop(starting: false)
                 }
                 remaining -= 1
-                if remaining == 0, let work = next {
+                guard let work = next else { break }
+                if remaining == 0 {
                     // Already taken (a member counted as running): a new block starts with it, wherever the
                     // queue's work runs now.
-                    return (work, queue.loopTarget)
+                    return .batch(work, queue.loopTarget)
+                }
+                // PERF(W1): the clock is read every 16th operation, and only while loops wait for a lane (which, on
+                // a busy queue, is nearly always: its next loop waits too).
+                if remaining & 15 == 0, LoopBudget.loopsAreWaiting {
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    guard now >= sliceEnds, case .lane(let index) = lane, case .lane(let qos) = queue.loopTarget
+                    else { continue }
+                    let reference = Unmanaged.passUnretained(queue)
+                    if let waiting = LoopBudget.yieldLane(index, queue: reference, qos: qos, first: work) {
+                        return .yielded(waiting)
+                    }
+                    // Only loops of this queue wait: a new slice.
+                    sliceEnds = now &+ LoopBudget.slice
                 }
             }
             return nil
         }
-        guard let (work, target) = continuation else { return true }
+        let work: Work
+        let target: Target
+        switch stop {
+        case nil:
+            return .ended
+        case .yielded(let waiting)?:
+            if case .lane(let index) = lane { LoopBudget.laneLoopPaused(index) }
+            return .yielded(waiting)
+        case .batch(let next, let nextTarget)?:
+            work = next
+            target = nextTarget
+        }
         // Yield the thread after a batch, keeping the lane (or the relief thread) while the queue's work still
         // runs in lanes.
         let reference = Unmanaged.passRetained(queue)
@@ -188,7 +242,9 @@ enum WorkerLoop {
         case (.lane(let index), .underlying(let underlying)):
             // The queue's work moved to an `underlyingQueue`: the lane goes back (or to a waiting loop).
             if let waiting = LoopBudget.laneLoopEnded(index) {
-                LoopBudget.queue(ofLane: index, qos: waiting.qos).async { drive(waiting.queue, first: nil, lane: lane) }
+                LoopBudget.queue(ofLane: index, qos: waiting.qos).async {
+                    drive(waiting.queue, first: waiting.first, lane: lane)
+                }
             }
             underlying.async { drive(reference, first: work, lane: .underlying) }
         case (.relief, .underlying(let underlying)):
@@ -201,7 +257,7 @@ enum WorkerLoop {
             // budget.
             DispatchQueue.global(qos: qos).async { drive(reference, first: work, lane: .underlying) }
         }
-        return false
+        return .continued
     }
 
     /// Whether the calling thread is a loop of `queue` whose current procedure is finishing here: the queue's
