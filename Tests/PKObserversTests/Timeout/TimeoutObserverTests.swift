@@ -210,7 +210,12 @@ import Testing
                 return .failure(error)
             }
         }()
-        #expect(await clock.waitForScheduledActions(count: 1))
+        guard await clock.waitForScheduledActions(count: 1) else {
+            Issue.record("the timeout was never scheduled")
+            procedure.cancel()  // ends the run, which the async let waits for
+            _ = await outcome
+            return
+        }
         clock.advance(by: 3)
         let result = await outcome
         guard case .failure(let error) = result else {
