@@ -140,4 +140,47 @@ struct LoopBudgetTests {
         let before = finishedBeforeQuick.load(ordering: .relaxed)
         #expect((0..<busy.count / 2).contains(before), "\(before) of \(busy.count) busy procedures ran first")
     }
+
+    #if os(Linux)
+        @Test func aSpinningThreadIsRunnableAndAWaitingOneIsNot() {
+            // What the monitor reads to tell a lane thread waiting for a core from a blocked one.
+            let clocks = Mutex<[Bool: Int64]>([:])  // by whether the thread spins
+            let stop = Atomic(false)
+            let release = DispatchSemaphore(value: 0)
+            let published = DispatchGroup()
+            let done = DispatchGroup()
+            for spins in [true, false] {
+                published.enter()
+                done.enter()
+                Thread {
+                    var id = clockid_t()
+                    _ = pthread_getcpuclockid(pthread_self(), &id)
+                    clocks.withLock { $0[spins] = Int64(id) }
+                    published.leave()
+                    if spins {
+                        while !stop.load(ordering: .relaxed) {}
+                    } else {
+                        release.wait()
+                    }
+                    done.leave()
+                }.start()
+            }
+            published.wait()
+            let waiter = LoopBudget.thread(ofCPUClock: clocks.withLock { $0[false] ?? 0 })
+            let spinner = LoopBudget.thread(ofCPUClock: clocks.withLock { $0[true] ?? 0 })
+            // The waiter reaches its wait soon after publishing; polled, without a wall-clock assertion.
+            var waiterRunnable = true
+            for _ in 0..<2_000 where waiterRunnable {
+                usleep(1_000)
+                waiterRunnable = LoopBudget.threadIsRunnable(waiter)
+            }
+            let spinnerRunnable = LoopBudget.threadIsRunnable(spinner)
+            stop.store(true, ordering: .relaxed)
+            release.signal()
+            done.wait()
+            #expect(spinner > 0 && waiter > 0 && spinner != waiter)
+            #expect(spinnerRunnable)
+            #expect(!waiterRunnable)
+        }
+    #endif
 }

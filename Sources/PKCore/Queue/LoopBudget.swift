@@ -33,20 +33,10 @@ import Synchronization
 /// monitor looks every millisecond at the busy lanes' threads: when none of them used the CPU since its last look
 /// (all blocked, none busy), one waiting loop runs on a relief thread of its own, up to ``reliefLimit`` at once.
 ///
-/// A thread that waits for a core looks blocked too, and relief threads make more of them: on two cores, loops
-/// spinning on relief threads starved the lanes' threads, which then looked blocked and brought more relief (400
-/// procedures of 20 ms ran a dozen at a time). So relief also needs a core this process leaves idle (it used less
-/// than all but half a core since the last look), unless every lane has looked blocked for ``stuckLooks`` looks
-/// in a row: lanes blocked while other threads of the process keep the cores busy still get relief, a little
-/// later.
-/// Procedures waiting asynchronously (returned from `execute()`, waiting for a reply) hold no loop and are not
-/// limited at all. Queues with an `underlyingQueue` run their loops there, outside this budget.
-///
-/// Lanes are shared fairly between queues: a loop that has held its lane for a ``slice`` while other loops wait gives
-/// it to the first of them after its current operation and waits at the back of the line itself. Without that, a
-/// queue with a long run of CPU-bound procedures kept every lane until it drained, and a procedure added to any
-/// other queue waited for all of it. An operation that never returns still holds its lane; waiting loops then get
-/// the reserve, and relief threads only when every lane's thread is blocked.
+/// A thread that waits for a core uses no CPU either, so a lane whose thread used none is counted as blocked only if
+/// the kernel also says the thread is not runnable (`/proc/self/task/<tid>/stat`). Counting by CPU time alone, relief
+/// fed itself under contention: on two cores, loops spinning on relief threads starved the lanes' threads, which
+/// then looked blocked and brought more relief (400 procedures of 20 ms ran a dozen at a time).
 ///
 /// What this cannot prevent: when code outside the budget blocks the pool threads the shared lanes leave free (a
 /// Swift task or a global-queue block waiting synchronously for these very procedures), a shared lane's `execute()`
@@ -70,9 +60,6 @@ enum LoopBudget {
 
     /// How often the monitor looks, while loops wait.
     static let interval = DispatchTimeInterval.milliseconds(1)
-
-    /// Looks in a row with every lane blocked after which relief comes even while the process keeps every core busy.
-    static let stuckLooks = 20
 
     /// How long a loop keeps its lane while other loops wait for one, in nanoseconds.
     static let slice: UInt64 = 10_000_000
@@ -109,11 +96,6 @@ enum LoopBudget {
         var monitorArmed = false
         /// The CPU time of each lane's thread at the monitor's last look (`-1`: not seen).
         var lastCPUTimes = Array(repeating: Int64(-1), count: LoopBudget.limit)
-        /// The process's CPU time and the uptime at the monitor's last look (`-1`: not seen).
-        var lastProcessCPUTime = Int64(-1)
-        var lastLook = UInt64(0)
-        /// Looks in a row at which every lane's thread was blocked.
-        var blockedLooks = 0
     }
 
     /// Taken by every loop that starts or ends on a lane: contended briefly and often, like a queue's state.
@@ -171,13 +153,11 @@ enum LoopBudget {
         }
     }
 
-    /// The loop on lane `lane` has held it for a ``slice`` and will go on with `first`: if a loop of another queue
-    /// waits, this one joins the back of the line and the first such loop is returned, to run on this thread with
-    /// the lane; `nil` when none waits (the loop keeps its lane: giving it to another loop of its own queue would
-    /// only move the same work to another thread).
-    static func yieldLane(
-        _ lane: Int, queue: Unmanaged<ProcedureQueue>, qos: DispatchQoS.QoSClass, first: WorkerLoop.Work
-    ) -> Waiting? {
+    /// A loop that has held its lane or relief thread for a ``slice`` and will go on with `first`: if a loop of
+    /// another queue waits, this one joins the back of the line and the first such loop is returned, to run on this
+    /// thread in its place; `nil` when none waits (the loop keeps its thread: giving it to another loop of its own
+    /// queue would only move the same work).
+    static func yield(queue: Unmanaged<ProcedureQueue>, qos: DispatchQoS.QoSClass, first: WorkerLoop.Work) -> Waiting? {
         let own = queue.toOpaque()
         return state.withLock { state -> Waiting? in
             guard let next = state.waiting.removeFirst(where: { $0.queue.toOpaque() != own }) else { return nil }
@@ -201,6 +181,33 @@ enum LoopBudget {
         state.withLock { (limit - $0.freeLanes.count - ($0.reserveFree ? 1 : 0), $0.relief, $0.waiting.count) }
     }
 
+    /// The kernel id of the thread whose CPU clock is `clock`: Linux makes a thread's CPU clock id from it, as
+    /// `(~tid << 3) | 6` (MAKE_THREAD_CPUCLOCK).
+    static func thread(ofCPUClock clock: Int64) -> Int32 {
+        ~(Int32(truncatingIfNeeded: clock) >> 3)
+    }
+
+    /// Whether thread `thread` of this process is running or waiting for a core (state `R` in
+    /// `/proc/self/task/<thread>/stat`); `false` when that cannot be read.
+    static func threadIsRunnable(_ thread: Int32) -> Bool {
+        #if os(Linux)
+            guard thread > 0 else { return false }
+            let descriptor = open("/proc/self/task/\(thread)/stat", O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return false }
+            defer { close(descriptor) }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer -> Bool in
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                guard count > 0 else { return false }
+                // "tid (name) S ...": the name may hold spaces and parentheses, so the state follows the last ")".
+                let text = buffer[..<count]
+                guard let close = text.lastIndex(of: UInt8(ascii: ")")), close + 2 < count else { return false }
+                return text[close + 2] == UInt8(ascii: "R")
+            }
+        #else
+            return false
+        #endif
+    }
+
     private static func scheduleMonitor() {
         monitorQueue.asyncAfter(deadline: .now() + interval) { monitor() }
     }
@@ -216,23 +223,16 @@ enum LoopBudget {
         let (action, rearm) = state.withLock { state -> (Action, Bool) in
             guard !state.waiting.isEmpty else {
                 state.monitorArmed = false
-                state.lastProcessCPUTime = -1
-                state.blockedLooks = 0
                 return (.none, false)
             }
             let allBlocked = state.sampleThreads()
-            let coreIdle = state.sampleProcess()
-            state.blockedLooks = allBlocked ? state.blockedLooks + 1 : 0
             if state.reserveFree, let waiting = state.popFirstWaiting() {
                 state.reserveFree = false
                 return (.reserve(waiting, state.laneQueue(reserveLane, qos: waiting.qos)), true)
             }
-            guard allBlocked, coreIdle || state.blockedLooks >= stuckLooks, state.relief < reliefLimit,
-                let waiting = state.popFirstWaiting()
-            else {
+            guard allBlocked, state.relief < reliefLimit, let waiting = state.popFirstWaiting() else {
                 return (.none, true)
             }
-            state.blockedLooks = 0
             state.relief += 1
             return (.relieve(waiting), true)
         }
@@ -265,23 +265,6 @@ extension LoopBudget.State {
         return queue
     }
 
-    /// Reads the process's CPU time; returns whether it left at least half a core idle since the last look (`true`
-    /// at the first look, or when the time cannot be read).
-    fileprivate mutating func sampleProcess() -> Bool {
-        var time = timespec()
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return true }
-        let cpu = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
-        defer {
-            lastProcessCPUTime = cpu
-            lastLook = now
-        }
-        guard lastProcessCPUTime >= 0, now > lastLook else { return true }
-        let elapsed = Int64(now - lastLook)
-        let available = Int64(LoopBudget.limit) * elapsed
-        return cpu - lastProcessCPUTime <= available - elapsed / 2
-    }
-
     /// Reads the CPU time of every lane's thread; returns whether every lane is running a loop whose thread is
     /// blocked (it used less than 5% of the interval on the CPU since the last look; a lane without a running loop,
     /// or whose time cannot be read, counts as not blocked).
@@ -299,6 +282,13 @@ extension LoopBudget.State {
             if lastCPUTimes[lane] < 0 || nanoseconds - lastCPUTimes[lane] > 50_000 { allBlocked = false }
             lastCPUTimes[lane] = nanoseconds
         }
-        return allBlocked
+        guard allBlocked else { return false }
+        // Confirmed with the kernel, which is slower: a thread waiting for a core used no CPU either.
+        for lane in lastCPUTimes.indices {
+            let published = LoopBudget.clocks[lane].clock.load(ordering: .relaxed)
+            guard published != LoopBudget.LaneClock.none else { return false }
+            if LoopBudget.threadIsRunnable(LoopBudget.thread(ofCPUClock: published)) { return false }
+        }
+        return true
     }
 }

@@ -153,18 +153,24 @@ enum WorkerLoop {
         case ended
         /// It ran a batch and goes on in a new block, holding its own reference to the queue.
         case continued
-        /// It held a lane for a slice while others waited: it now waits in the budget's line (with the reference it
-        /// ran with), and this is the loop that takes its lane, on this thread.
+        /// It held its lane or relief thread for a slice while another queue's loop waited: it now waits in the
+        /// budget's line (with the reference it ran with), and this is the loop that takes its place, on this thread.
         case yielded(LoopBudget.Waiting)
     }
 
     /// Runs `queue`'s loop until it has no work, has run a batch (it goes on in a new block wherever the queue's
-    /// work now runs), or has held a lane for a ``LoopBudget/slice`` while other loops wait (it gives the lane up).
+    /// work now runs), or has held a lane or relief thread for a ``LoopBudget/slice`` while another queue's loop
+    /// waits (it gives its place up).
     private static func run(_ queue: ProcedureQueue, first: Work?, lane: Lane) -> RunOutcome {
         var sliceEnds = UInt64.max
-        if case .lane(let index) = lane {
+        switch lane {
+        case .lane(let index):
             LoopBudget.laneLoopStarted(index)
             sliceEnds = DispatchTime.now().uptimeNanoseconds &+ LoopBudget.slice
+        case .relief:
+            sliceEnds = DispatchTime.now().uptimeNanoseconds &+ LoopBudget.slice
+        case .underlying:
+            break
         }
         /// Why the loop below stopped before its queue ran out of work.
         enum Stop {
@@ -202,14 +208,13 @@ enum WorkerLoop {
                     // queue's work runs now.
                     return .batch(work, queue.loopTarget)
                 }
-                // PERF(W1): the clock is read every 16th operation, and only while loops wait for a lane (which, on
-                // a busy queue, is nearly always: its next loop waits too).
-                if remaining & 15 == 0, LoopBudget.loopsAreWaiting {
+                // PERF(W1): the clock is read every 4th operation, and only while loops wait for a lane (which, on a
+                // busy queue, is nearly always: its next loop waits too).
+                if remaining & 3 == 0, sliceEnds != UInt64.max, LoopBudget.loopsAreWaiting {
                     let now = DispatchTime.now().uptimeNanoseconds
-                    guard now >= sliceEnds, case .lane(let index) = lane, case .lane(let qos) = queue.loopTarget
-                    else { continue }
+                    guard now >= sliceEnds, case .lane(let qos) = queue.loopTarget else { continue }
                     let reference = Unmanaged.passUnretained(queue)
-                    if let waiting = LoopBudget.yieldLane(index, queue: reference, qos: qos, first: work) {
+                    if let waiting = LoopBudget.yield(queue: reference, qos: qos, first: work) {
                         return .yielded(waiting)
                     }
                     // Only loops of this queue wait: a new slice.
