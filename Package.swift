@@ -13,16 +13,20 @@ let package = Package(
     products: [
         .library(name: "PKCore", targets: ["PKCore"]),
         .library(name: "PKConditions", targets: ["PKConditions"]),
+        .library(name: "PKCapabilities", targets: ["PKCapabilities"]),
         .library(name: "PKTesting", targets: ["PKTesting"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
         .executable(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .executable(name: "WeatherReport", targets: ["WeatherReport"]),
+        .executable(name: "CapabilityGate", targets: ["CapabilityGate"]),
     ],
     targets: [
         // MARK: - Libraries
         .target(name: "PKCore", swiftSettings: swiftSettings),
         .target(name: "PKConditions", dependencies: ["PKCore"], swiftSettings: swiftSettings),
-        .target(name: "PKTesting", dependencies: ["PKCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "PKCapabilities", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
+        .target(name: "PKTesting", dependencies: ["PKCore", "PKCapabilities"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
         .executableTarget(
@@ -38,6 +42,9 @@ let package = Package(
         .executableTarget(
             name: "WeatherReport", dependencies: ["PKCore"], path: "Examples/WeatherReport",
             swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "CapabilityGate", dependencies: ["PKCore", "PKConditions", "PKCapabilities"],
+            path: "Examples/CapabilityGate", swiftSettings: swiftSettings),
 
         // MARK: - Tests
         .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
@@ -47,6 +54,9 @@ let package = Package(
             name: "PKStressTests", dependencies: ["PKCore", "PKConditions", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PKMigrationTests", dependencies: ["PKCore", "PKConditions", "PKTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKCapabilitiesTests", dependencies: ["PKCapabilities", "PKConditions", "PKTesting"],
             swiftSettings: swiftSettings),
     ]
 )
