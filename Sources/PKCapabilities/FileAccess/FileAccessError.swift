@@ -22,7 +22,8 @@ public enum FileAccessError: Error, Hashable, Sendable, CustomStringConvertible 
         case .missing(let path):
             return "\(path) does not exist (pass createIfMissing: .directory() to have it created)"
         case .denied(let path, let missing, let granted):
-            return "\(path) does not grant \(missing) access to this process (it grants \(granted))"
+            let grants = granted.isEmpty ? "nothing" : "only \(granted)"
+            return "\(path) does not grant \(missing) access to this process (it grants \(grants))"
         case .couldNotCreate(let path, _, let reason):
             return "\(path) could not be created: \(reason)"
         }
