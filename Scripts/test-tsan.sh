@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs PKCoreTests, PKConditionsTests, PKStressTests and PKMigrationTests under ThreadSanitizer, in their own build directory (.build-tsan), so the
+# Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests and PKCapabilitiesTests under ThreadSanitizer, in their own build directory (.build-tsan), so the
 # instrumented build never replaces the normal one.
 #
 # Usage: Scripts/test-tsan.sh [filter] [more arguments for `swift test`]
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests}"
+filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKCapabilitiesTests}"
 if (($# > 0)); then shift; fi
 
 printf '\n==> Run the tests under ThreadSanitizer (filter: %s)\n' "$filter"

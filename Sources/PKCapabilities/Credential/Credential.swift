@@ -199,7 +199,8 @@ extension Capability {
             guard let expiresAt = token.expiresAt else { return (.valid(scopes: token.scopes, expiresIn: nil), token) }
             let remaining = expiresAt.timeIntervalSince(clock.now)
             guard remaining > 0 else { return (.expired(at: expiresAt), token) }
-            return (.valid(scopes: token.scopes, expiresIn: .milliseconds(Int64(remaining * 1000))), token)
+            // Whole seconds, rounded down: enough to judge a minimum validity, and a stable description.
+            return (.valid(scopes: token.scopes, expiresIn: .seconds(Int64(remaining.rounded(.down)))), token)
         }
 
         private func perform(_ action: Machine.Action) {

@@ -74,7 +74,8 @@ extension Capability.Credential {
         case missing
         /// The store's token expired at this date.
         case expired(at: Date)
-        /// The store's token works, allows `scopes`, and expires in `expiresIn` (`nil`: never).
+        /// The store's token works, allows `scopes`, and expires in `expiresIn` (whole seconds, rounded down;
+        /// `nil`: never).
         case valid(scopes: Set<String>, expiresIn: Duration?)
         /// The store could not be read; the error says why.
         case unreadable(CredentialError)
