@@ -37,7 +37,7 @@ public enum CredentialError: Error, Hashable, Sendable, CustomStringConvertible 
         case .insufficientScopes(let name, let missing):
             return "The token of \(name) lacks the scopes \(missing.sorted().joined(separator: ", "))"
         case .expiresTooSoon(let name, let expiresIn, let needed):
-            return "The token of \(name) expires in \(expiresIn), sooner than the \(needed) required"
+            return "The token of \(name) expires in \(expiresIn.readable), sooner than the \(needed.readable) required"
         case .unreadable(let name, let reason):
             return "The token of \(name) could not be read: \(reason)"
         case .noAuthorizeStep(let name, let source):
@@ -45,7 +45,7 @@ public enum CredentialError: Error, Hashable, Sendable, CustomStringConvertible 
         case .authorizeFailed(let name, let reason):
             return "Authorizing \(name) failed: \(reason)"
         case .authorizeTimedOut(let name, let after):
-            return "Authorizing \(name) did not finish within \(after)"
+            return "Authorizing \(name) did not finish within \(after.readable)"
         case .authorizeCancelled(let name):
             return "Authorizing \(name) was cancelled"
         case .saveFailed(let name, let reason):

@@ -62,9 +62,9 @@ extension Capability.Credential {
             self.minimumValidity = minimumValidity
         }
 
-        /// `scopes a b, valid for 60 seconds`.
+        /// `scopes a b, valid for 60 s`.
         public var description: String {
-            "scopes \(scopes.isEmpty ? "none" : scopes.sorted().joined(separator: " ")), valid for \(minimumValidity)"
+            "scopes \(scopes.isEmpty ? "none" : scopes.sorted().joined(separator: " ")), valid for \(minimumValidity.readable)"
         }
     }
 
@@ -88,7 +88,7 @@ extension Capability.Credential {
             return expiresIn.map { $0 >= requirement.minimumValidity } ?? true
         }
 
-        /// `missing`, `expired(<date>)`, `valid(scopes a b, expires in 3600.0 seconds)` or `unreadable(<reason>)`.
+        /// `missing`, `expired(<date>)`, `valid(scopes a b, expires in 3600 s)` or `unreadable(<reason>)`.
         public var description: String {
             switch self {
             case .missing:
@@ -97,7 +97,7 @@ extension Capability.Credential {
                 return "expired(\(date))"
             case .valid(let scopes, let expiresIn):
                 let scopeText = scopes.isEmpty ? "no scopes" : "scopes " + scopes.sorted().joined(separator: " ")
-                return "valid(\(scopeText), " + (expiresIn.map { "expires in \($0)" } ?? "no expiry") + ")"
+                return "valid(\(scopeText), " + (expiresIn.map { "expires in \($0.readable)" } ?? "no expiry") + ")"
             case .unreadable(let error):
                 return "unreadable(\(error))"
             }

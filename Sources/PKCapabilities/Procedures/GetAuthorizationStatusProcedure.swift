@@ -101,7 +101,7 @@ public class GetAuthorizationStatusProcedure<Status: AuthorizationStatus>: Proce
             preconditionFailure("a procedure's check reads the status whether or not the capability is available")
         case .timedOut(let timeout):
             let error = ProcedureKitError.timedOut(with: .by(timeout.inSeconds))
-            log.warning("\(capability.baseTypeName) did not answer within \(timeout)")
+            log.warning("\(capability.baseTypeName) did not answer within \(timeout.readable)")
             finish(withResult: .failure(error))
         case .cancelled:
             finish()
@@ -126,12 +126,5 @@ public class GetAuthorizationStatusProcedure<Status: AuthorizationStatus>: Proce
     /// Ends the wait for the capability, so that the procedure finishes at once.
     public override func procedureDidCancel(withErrors errors: [any Error]) {
         check.withLock { $0 }?.cancel()
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
