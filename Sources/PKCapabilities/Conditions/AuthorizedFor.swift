@@ -30,7 +30,8 @@ import Foundation
 /// `category` is given; the produced authorization is always exclusive per capability type.
 ///
 /// Threads: the completion runs on the thread the capability answered on (or the clock's, for a timeout).
-/// Cancellation: when the evaluation ends early, the read is abandoned and its late answer ignored.
+/// Cancellation: when the evaluation ends early, the read is abandoned and its late answer ignored. Attach an
+/// instance to one procedure: its produced authorization runs once.
 public final class AuthorizedFor<Status: AuthorizationStatus>: Condition, @unchecked Sendable {
     // @unchecked Sendable: `check` is guarded by its PKMutex; `capability`, `timeout` and `clock` are immutable
     // and Sendable; the superclass guards its state with its PKMutex.

@@ -17,7 +17,9 @@ enum TCPProbe {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG
+        // No AI_ADDRCONFIG: on a machine with only a loopback interface (a sandbox, a CI container) it would hide
+        // 127.0.0.1 from "localhost".
+        hints.ai_flags = AI_NUMERICSERV
         var list: UnsafeMutablePointer<addrinfo>?
         let resolved = getaddrinfo(host, String(port), &hints, &list)
         guard resolved == 0, let list else {
