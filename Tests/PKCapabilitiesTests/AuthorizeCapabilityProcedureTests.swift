@@ -1,7 +1,8 @@
 import Foundation
-import PKCapabilities
 import PKTesting
 import Testing
+
+@testable import PKCapabilities
 
 /// `AuthorizeCapabilityProcedure`: requests, then reads; one at a time per capability type.
 struct AuthorizeCapabilityProcedureTests {
@@ -87,11 +88,10 @@ struct AuthorizeCapabilityProcedureTests {
         let capability = TestableCapability()
         capability.requestResponse = .never
         let procedure = AuthorizeCapabilityProcedure(capability, timeout: .seconds(10), clock: clock)
+        defer { procedure.cancel() }  // never left holding its category, whatever happens
         ProcedureQueue().add(procedure: procedure)
-        #expect(await clock.waitForScheduledActions(count: 1))
+        await advance(clock, by: .seconds(10), until: [procedure])
         #expect(capability.requestCount == 1)
-        clock.advance(by: .seconds(10))
-        await finished([procedure])
         PKExpectProcedureFinishedWithError(procedure, ProcedureKitError.timedOut(with: .by(10)))
         #expect(!capability.didCheckAuthorizationStatus)
     }
@@ -120,15 +120,26 @@ struct AuthorizeCapabilityProcedureTests {
         #expect(!capability.didRequestAuthorization)
     }
 
-    @Test func logsWhyTheStatusIsNotEnoughAfterTheRequest() async {
-        let writer = TestableLogWriter()
+    @Test func logsWhyTheStatusIsNotEnoughAfterTheRequest() throws {
         let capability = Capability.ProcessPrivileges(
             .netBindService, source: .fixture(processStatus: "CapEff:\t0000000000000000\nCapPrm:\t0000000000000000"))
         let procedure = AuthorizeCapabilityProcedure(capability)
-        procedure.log.writer = writer
-        procedure.log.severity = .info
-        #expect(await runWithGlobalLogging([procedure]))
-        let message = writer.messages.first { $0.contains("is not enough") }
-        #expect(message?.contains("setcap cap_net_bind_service+ep") == true, "\(writer.messages)")
+        let messages = procedure.responseLogMessages((true, .known(try capability.currentSets())))
+        #expect(messages.map(\.0) == [.verbose, .info])
+        #expect(messages.last?.1.contains("setcap cap_net_bind_service+ep") == true, "\(messages)")
+    }
+
+    @Test func logsThatAnUnavailableCapabilityWasNotAsked() {
+        let procedure = AuthorizeCapabilityProcedure(Capability.FileAccess(.read, at: ""))
+        let messages = procedure.responseLogMessages((false, .missing))
+        #expect(messages.last?.0 == .info)
+        #expect(messages.last?.1.contains("is unavailable, so authorization was not requested") == true)
+    }
+
+    @Test func aReadingProcedureLogsOnlyTheStatus() {
+        let procedure = GetAuthorizationStatusProcedure(TestableCapability(serviceAuthorizationStatus: .denied))
+        let messages = procedure.responseLogMessages((true, .denied))
+        #expect(messages.map(\.0) == [.verbose])
+        #expect(messages.first?.1 == "TestableCapability: available true, status denied")
     }
 }

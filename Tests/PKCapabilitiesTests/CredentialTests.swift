@@ -1,7 +1,8 @@
 import Foundation
-import PKCapabilities
 import PKTesting
 import Testing
+
+@testable import PKCapabilities
 
 /// `Capability.Credential`: a token from a store, an authorize step, and statuses that tell missing, expired
 /// and valid apart.
@@ -216,10 +217,9 @@ struct CredentialTests {
             name: "api", store: InMemoryCredentialStore(), authorizeTimeout: .seconds(30), clock: clock,
             authorizeWithCompletion: { _, done in kept.update { $0.append(done) } })
         let procedure = AuthorizeCapabilityProcedure(credential)
+        defer { procedure.cancel() }
         ProcedureQueue().add(procedure: procedure)
-        #expect(await clock.waitForScheduledActions(count: 1))
-        clock.advance(by: .seconds(30))
-        await finished([procedure])
+        await advance(clock, by: .seconds(30), until: [procedure])
         PKExpectProcedureFinished(procedure)
         PKExpectGetAuthorizationStatus(procedure.output.success, expected: (true, .missing))
         #expect(credential.lastAuthorizationError == .authorizeTimedOut(credential: "api", after: .seconds(30)))
@@ -254,10 +254,9 @@ struct CredentialTests {
             name: "api", store: InMemoryCredentialStore(), authorizeTimeout: nil, clock: clock,
             authorizeWithCompletion: { _, _ in })
         let procedure = AuthorizeCapabilityProcedure(credential, timeout: .seconds(20), clock: clock)
+        defer { procedure.cancel() }
         ProcedureQueue().add(procedure: procedure)
-        #expect(await clock.waitForScheduledActions(count: 1))
-        clock.advance(by: .seconds(20))
-        await finished([procedure])
+        await advance(clock, by: .seconds(20), until: [procedure])
         PKExpectProcedureFinishedWithError(procedure, ProcedureKitError.timedOut(with: .by(20)))
         // The step is still in flight; abandoning it settles the credential.
         credential.cancelAuthorization()
@@ -350,12 +349,8 @@ struct CredentialTests {
 
     // MARK: - The secret stays secret
 
-    @Test func theTokenNeverAppearsInDescriptionsErrorsOrLogs() async throws {
+    @Test func theTokenNeverAppearsInDescriptionsErrorsOrLogMessages() async throws {
         let secret = "tok-SECRET-9f8e7d"
-        struct EchoingError: Error, CustomStringConvertible {
-            let echoed: String
-            var description: String { "server rejected \(echoed)" }
-        }
         let store = InMemoryCredentialStore(
             token: Token(secret, expiresAt: clock.now.addingTimeInterval(-1), scopes: ["read"]))
         let credential = Credential(name: "api", store: store, requirement: .init(scopes: ["read"]), clock: clock) {
@@ -368,26 +363,35 @@ struct CredentialTests {
         let gated = TestProcedure(name: "gated")
         gated.add(condition: AuthorizedFor(credential))
         for procedure in [getter, authorize, gated] as [Procedure] { procedure.log.writer = writer }
-        #expect(await runWithGlobalLogging([getter, authorize, gated]))
+        await run(getter, authorize, gated)
         PKExpectProcedureCancelledWithError(gated, ProcedureKitError.capabilityUnauthorized())
 
         let token = try #require(store.token)
         var dumped = ""
         dump(token, to: &dumped)
         let status = try await credential.authorizationStatus()
+        let response = try #require(authorize.output.success)
+        // What the framework logs is built from these: the status, the reasons and the errors. The lines the
+        // writer caught are checked too (how many depends on the global log settings other tests may change).
         let texts: [String] =
-            writer.lines + [
+            writer.lines + authorize.responseLogMessages(response).map(\.1) + [
                 token.description, token.debugDescription, "\(token)", String(reflecting: token), dumped,
                 String(describing: Mirror(reflecting: token).children.map(\.value)),
-                credential.description, String(describing: status),
+                credential.description, String(describing: status), String(describing: response),
                 String(describing: credential.lastAuthorizationError), String(describing: gated.errors),
                 String(describing: credential.unauthorizedReason(for: status)), String(describing: getter.output),
             ]
-        #expect(!writer.lines.isEmpty)
         for text in texts { #expect(!text.contains(secret), "the token leaked into: \(text)") }
+        #expect(authorize.responseLogMessages(response).last?.1.contains("server rejected <redacted>") == true)
         #expect(
             credential.lastAuthorizationError
                 == .authorizeFailed(credential: "api", reason: "server rejected <redacted>"))
         #expect(token.revealedValue == secret)
     }
+}
+
+/// An error whose description repeats what it was given: a careless token endpoint client.
+private struct EchoingError: Error, CustomStringConvertible {
+    let echoed: String
+    var description: String { "server rejected \(echoed)" }
 }

@@ -37,9 +37,7 @@ struct LeakTests {
             procedure.add(condition: condition)
             leaks.track([authorize, condition, procedure, clock])
             ProcedureQueue().add(procedures: authorize, procedure)
-            #expect(await clock.waitForScheduledActions(count: 2))
-            clock.advance(by: .seconds(1))
-            await finished([authorize, procedure])
+            await advance(clock, by: .seconds(1), until: [authorize, procedure])
             PKExpectProcedureFinishedWithError(authorize, ProcedureKitError.timedOut(with: .by(1)))
             PKExpectProcedureCancelled(procedure, withErrors: true)
         }
@@ -74,9 +72,7 @@ struct LeakTests {
             procedure.add(condition: AuthorizedFor(credential))
             leaks.track([credential, procedure])
             ProcedureQueue().add(procedure: procedure)
-            #expect(await clock.waitForScheduledActions(count: 1))
-            clock.advance(by: .seconds(1))
-            await finished([procedure])
+            await advance(clock, by: .seconds(1), until: [procedure])
             PKExpectProcedureCancelledWithError(procedure, ProcedureKitError.capabilityUnauthorized())
         }
         await PKExpectReleased(leaks)

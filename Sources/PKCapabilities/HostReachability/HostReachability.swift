@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 
 extension Capability {
 
@@ -20,7 +20,7 @@ extension Capability {
     ///   check is for giving a clear answer up front.)
     ///
     /// Each status read resolves the host (`getaddrinfo(3)`, which may consult DNS) and tries its addresses in
-    /// order until one connects, within `timeout` in all, on a global dispatch queue; the completion runs there.
+    /// order until one connects, within `timeout` in all, on a thread of its own; the completion runs there.
     /// The timeout is real time (a network wait), not a ``ProcedureClock``; a slow resolver is not bounded by it
     /// (`getaddrinfo` has no timeout), so give ``AuthorizedFor`` a `timeout` too when DNS may hang.
     public struct HostReachability: CapabilityProtocol, CustomStringConvertible {
@@ -77,12 +77,14 @@ extension Capability {
         /// `true` when the host is not empty, the port is not 0 and the timeout is positive.
         public func isAvailable() -> Bool { unavailableReason() == nil }
 
-        /// Tries to connect on a global dispatch queue and calls `completion` there with what it found.
+        /// Tries to connect on a thread of its own and calls `completion` there with what it found.
         public func getAuthorizationStatus(_ completion: @escaping @Sendable (Status) -> Void) {
             let (host, port, timeout) = (host, port, timeout)
-            DispatchQueue.global().async {
+            // A probe blocks for up to the timeout: on a thread of its own it holds no thread of the shared pool
+            // (on Linux, Dispatch's global queues are Swift concurrency's cooperative pool).
+            Thread {
                 completion(TCPProbe.probe(host: host, port: port, timeout: timeout))
-            }
+            }.start()
         }
 
         /// Calls `completion` at once, on the calling thread: reachability cannot be granted.

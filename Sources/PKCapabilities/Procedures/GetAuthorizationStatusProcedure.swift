@@ -108,19 +108,32 @@ public class GetAuthorizationStatusProcedure<Status: AuthorizationStatus>: Proce
         }
     }
 
-    /// Logs the answer: at `verbose` always; at `info` when a request did not end with a status that meets the
-    /// requirement, with the capability's explanation.
+    /// Logs the answer (see ``responseLogMessages(_:)``).
     private func logResponse(_ response: StatusResponse) {
+        for (severity, message) in responseLogMessages(response) {
+            switch severity {
+            case .info: log.info(message)
+            default: log.verbose(message)
+            }
+        }
+    }
+
+    /// What the procedure logs about an answer: the status at `verbose` always; at `info`, when a request did not
+    /// end with a status that meets the requirement, why not in the capability's words.
+    func responseLogMessages(_ response: StatusResponse) -> [(LogSeverity, String)] {
         let type = capability.baseTypeName
-        log.verbose("\(type): available \(response.isAvailable), status \(response.status)")
-        guard requestsAuthorization else { return }
+        var messages = [(LogSeverity.verbose, "\(type): available \(response.isAvailable), status \(response.status)")]
+        guard requestsAuthorization else { return messages }
         if !response.isAvailable {
             let reason = capability.unavailableReason().map { ": \($0)" } ?? ""
-            log.info("\(type) is unavailable, so authorization was not requested\(reason)")
+            messages.append((.info, "\(type) is unavailable, so authorization was not requested\(reason)"))
         } else if !response.status.meets(requirement: capability.requirement) {
             let reason = capability.unauthorizedReason(for: response.status).map { ": \($0)" } ?? ""
-            log.info("\(type) was asked for authorization, and its status \(response.status) is not enough\(reason)")
+            messages.append(
+                (.info, "\(type) was asked for authorization, and its status \(response.status) is not enough\(reason)")
+            )
         }
+        return messages
     }
 
     /// Ends the wait for the capability, so that the procedure finishes at once.

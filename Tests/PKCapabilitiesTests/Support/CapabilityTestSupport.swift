@@ -39,14 +39,20 @@ func finished(_ procedures: [Procedure], sourceLocation: SourceLocation = #_sour
     return done
 }
 
-/// Runs `procedures` with global logging on at `severity` (holding ``GlobalLogSettings`` so that no other test
-/// switches it off meanwhile), on a thread of their own; returns whether they finished before the hang timeout.
-func runWithGlobalLogging(_ procedures: [Procedure], severity: LogSeverity = .verbose) async -> Bool {
-    await onThreadOfItsOwn {
-        GlobalLogSettings.with(enabled: true, severity: severity) {
-            ProcedureQueue().add(procedures: procedures)
-            return ProcedureWaiter.wait(for: procedures, timeout: hangTimeout)
-        }
+/// Moves `clock` forward by `step`, again and again, until every procedure has finished; records an issue
+/// (instead of hanging) after the hang timeout. For timeouts whose exact moment a test does not check: it works
+/// whenever the code under test gets round to scheduling its action (a procedure may first wait for a mutually
+/// exclusive category that another test holds).
+@discardableResult
+func advance(
+    _ clock: ManualClock, by step: Duration, until procedures: [Procedure],
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> Bool {
+    await eventually("\(procedures.map(\.procedureName)) to finish as the clock moves", sourceLocation: sourceLocation)
+    {
+        if procedures.allSatisfy(\.isFinished) { return true }
+        clock.advance(by: step)
+        return false
     }
 }
 
