@@ -5,14 +5,14 @@ import Testing
 /// Every state × input of the shared request machine.
 struct SharedRequestStateMachineTests {
 
-    typealias Machine = SharedRequestStateMachine<String, Int>
+    typealias Machine = SharedRequestStateMachine<String, Int, String>
 
     @Test func theFirstRequestStartsAndLaterOnesJoin() {
         var machine = Machine()
         #expect(machine.request("a").startedGeneration == 0)
         #expect(machine.request("b").isNone)
         #expect(machine.inFlightGeneration == 0)
-        guard case .settle(nil) = machine.ended(generation: 0) else {
+        guard case .settle(nil, nil) = machine.ended(generation: 0) else {
             Issue.record("expected settle")
             return
         }
@@ -44,11 +44,13 @@ struct SharedRequestStateMachineTests {
         var machine = Machine()
         _ = machine.request("a")
         #expect(machine.armed(5, generation: 0).isNone)
-        guard case .settle(let timer) = machine.ended(generation: 0) else {
+        #expect(machine.working("task", generation: 0).isNone)
+        guard case .settle(let timer, let work) = machine.ended(generation: 0) else {
             Issue.record("expected settle")
             return
         }
         #expect(timer == 5)
+        #expect(work == "task")
     }
 
     @Test func aTimerArmedAfterItsRequestEndedIsCancelled() {
@@ -67,6 +69,20 @@ struct SharedRequestStateMachineTests {
         _ = machine.request("b")
         guard case .cancelTimer(8) = machine.armed(8, generation: 0) else {
             Issue.record("another generation: expected cancelTimer")
+            return
+        }
+    }
+
+    @Test func workStartedAfterItsRequestEndedIsCancelled() {
+        var machine = Machine()
+        guard case .cancelWork("early") = machine.working("early", generation: 0) else {
+            Issue.record("idle: expected cancelWork")
+            return
+        }
+        _ = machine.request("a")
+        _ = machine.ended(generation: 0)
+        guard case .cancelWork("late") = machine.working("late", generation: 0) else {
+            Issue.record("settling: expected cancelWork")
             return
         }
     }

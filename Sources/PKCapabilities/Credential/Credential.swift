@@ -54,7 +54,9 @@ extension Capability {
             case abandoned
         }
 
-        private typealias Machine = SharedRequestStateMachine<@Sendable () -> Void, any ScheduledAction>
+        private typealias Machine = SharedRequestStateMachine<
+            @Sendable () -> Void, any ScheduledAction, Task<Void, Never>
+        >
 
         /// The credential's name, used in errors and descriptions (`"github"`).
         public let name: String
@@ -70,7 +72,6 @@ extension Capability {
         private let step: Step?
         private let machine = PKMutex(Machine())
         private let lastError = PKMutex<CredentialError?>(nil)
-        private let runningTask = PKMutex<(generation: UInt64, task: Task<Void, Never>)?>(nil)
 
         private init(
             name: String, store: any CredentialStore, requirement: Requirement?, authorizeTimeout: Duration?,
@@ -211,6 +212,8 @@ extension Capability {
                 start(generation)
             case .cancelTimer(let timer):
                 timer.cancel()
+            case .cancelWork(let task):
+                task.cancel()
             case .settle:
                 preconditionFailure("settle is performed by end(_:_:)")
             case .complete(let waiters):
@@ -243,7 +246,7 @@ extension Capability {
                     }
                     self?.end(generation, .answered(result))
                 }
-                runningTask.withLock { $0 = (generation, task) }
+                perform(machine.withLock { $0.working(task, generation: generation) })
             case .completion(let authorize):
                 authorize(current) { [weak self] result in
                     self?.end(generation, .answered(result))
@@ -254,13 +257,10 @@ extension Capability {
         /// The step of `generation` ended: if it is still the one in flight, applies the outcome and completes
         /// every waiter; otherwise (late) ignores it.
         private func end(_ generation: UInt64, _ ending: Ending) {
-            guard case .settle(let timer) = machine.withLock({ $0.ended(generation: generation) }) else { return }
-            timer?.cancel()
-            let task = runningTask.withLock { running -> Task<Void, Never>? in
-                guard let current = running, current.generation == generation else { return nil }
-                running = nil
-                return current.task
+            guard case .settle(let timer, let task) = machine.withLock({ $0.ended(generation: generation) }) else {
+                return
             }
+            timer?.cancel()
             switch ending {
             case .answered(.success(let token)):
                 do {

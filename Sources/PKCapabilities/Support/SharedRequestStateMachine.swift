@@ -12,13 +12,14 @@
 ///
 /// In `settling` the owner applies the outcome (saves a token, records an error) outside the lock; requests
 /// arriving meanwhile join the waiters, and all of them are completed once the outcome is in place.
-struct SharedRequestStateMachine<Waiter, Timer> {
+struct SharedRequestStateMachine<Waiter, Timer, Work> {
 
     enum State {
         /// No request in flight; the next one gets generation `next`.
         case idle(next: UInt64)
-        /// The authorize step of `generation` runs; `waiters` are to be completed when it ends.
-        case inFlight(generation: UInt64, waiters: [Waiter], timer: Timer?)
+        /// The authorize step of `generation` runs (as `work`, once the owner says what it is); `waiters` are to be
+        /// completed when it ends.
+        case inFlight(generation: UInt64, waiters: [Waiter], timer: Timer?, work: Work?)
         /// The owner is applying the outcome of `generation`.
         case settling(generation: UInt64, waiters: [Waiter])
     }
@@ -31,8 +32,11 @@ struct SharedRequestStateMachine<Waiter, Timer> {
         case start(generation: UInt64)
         /// A timer armed after its request ended: cancel it.
         case cancelTimer(Timer)
-        /// Apply the outcome (cancelling the timer, if any), then report ``SharedRequestStateMachine/settled()``.
-        case settle(cancelTimer: Timer?)
+        /// Work that started after its request ended: cancel it.
+        case cancelWork(Work)
+        /// Apply the outcome (cancelling the timer, and the work if the outcome is not its answer), then report
+        /// ``SharedRequestStateMachine/settled()``.
+        case settle(cancelTimer: Timer?, work: Work?)
         /// Call each waiter.
         case complete([Waiter])
     }
@@ -43,11 +47,11 @@ struct SharedRequestStateMachine<Waiter, Timer> {
     mutating func request(_ waiter: Waiter) -> Action {
         switch state {
         case .idle(let next):
-            state = .inFlight(generation: next, waiters: [waiter], timer: nil)
+            state = .inFlight(generation: next, waiters: [waiter], timer: nil, work: nil)
             return .start(generation: next)
-        case .inFlight(let generation, var waiters, let timer):
+        case .inFlight(let generation, var waiters, let timer, let work):
             waiters.append(waiter)
-            state = .inFlight(generation: generation, waiters: waiters, timer: timer)
+            state = .inFlight(generation: generation, waiters: waiters, timer: timer, work: work)
             return .none
         case .settling(let generation, var waiters):
             waiters.append(waiter)
@@ -59,8 +63,8 @@ struct SharedRequestStateMachine<Waiter, Timer> {
     /// The owner scheduled the timeout of `generation`.
     mutating func armed(_ timer: Timer, generation: UInt64) -> Action {
         switch state {
-        case .inFlight(generation, let waiters, nil):
-            state = .inFlight(generation: generation, waiters: waiters, timer: timer)
+        case .inFlight(generation, let waiters, nil, let work):
+            state = .inFlight(generation: generation, waiters: waiters, timer: timer, work: work)
             return .none
         case .idle, .inFlight, .settling:
             // Its request already ended (answered before the timer was stored).
@@ -68,12 +72,24 @@ struct SharedRequestStateMachine<Waiter, Timer> {
         }
     }
 
+    /// The owner started the authorize step of `generation` as `work` (a Task, say).
+    mutating func working(_ work: Work, generation: UInt64) -> Action {
+        switch state {
+        case .inFlight(generation, let waiters, let timer, nil):
+            state = .inFlight(generation: generation, waiters: waiters, timer: timer, work: work)
+            return .none
+        case .idle, .inFlight, .settling:
+            // Its request already ended (the work answered before it was stored): nothing to keep.
+            return .cancelWork(work)
+        }
+    }
+
     /// The authorize step of `generation` answered, timed out, or was abandoned: whichever comes first settles it.
     mutating func ended(generation: UInt64) -> Action {
         switch state {
-        case .inFlight(generation, let waiters, let timer):
+        case .inFlight(generation, let waiters, let timer, let work):
             state = .settling(generation: generation, waiters: waiters)
-            return .settle(cancelTimer: timer)
+            return .settle(cancelTimer: timer, work: work)
         case .idle, .inFlight, .settling:
             // Late: that request was settled already.
             return .none
@@ -82,7 +98,7 @@ struct SharedRequestStateMachine<Waiter, Timer> {
 
     /// The request in flight, if any, is abandoned: its generation, so the owner can end it.
     var inFlightGeneration: UInt64? {
-        if case .inFlight(let generation, _, _) = state { return generation }
+        if case .inFlight(let generation, _, _, _) = state { return generation }
         return nil
     }
 

@@ -47,7 +47,7 @@ extension Capability {
             }
         }
 
-        private typealias Machine = SharedRequestStateMachine<@Sendable () -> Void, Never>
+        private typealias Machine = SharedRequestStateMachine<@Sendable () -> Void, Never, Never>
 
         /// The question's title.
         public let title: String
@@ -119,8 +119,8 @@ extension Capability {
                 }
             case .complete(let waiters):
                 for waiter in waiters { waiter() }
-            case .settle, .cancelTimer:
-                preconditionFailure("UserConsent arms no timer and settles in answered(_:generation:)")
+            case .settle, .cancelTimer, .cancelWork:
+                preconditionFailure("UserConsent has no timer or work, and settles in answered(_:generation:)")
             }
         }
 
