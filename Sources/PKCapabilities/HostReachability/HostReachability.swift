@@ -25,38 +25,6 @@ extension Capability {
     /// (`getaddrinfo` has no timeout), so give ``AuthorizedFor`` a `timeout` too when DNS may hang.
     public struct HostReachability: CapabilityProtocol, CustomStringConvertible {
 
-        /// What a connection attempt found.
-        public enum Status: AuthorizationStatus, Hashable, CustomStringConvertible {
-            /// A connection to this address (such as `127.0.0.1:8080`) was established.
-            case reachable(address: String)
-            /// Every address refused the connection (nothing listens on the port).
-            case refused
-            /// No address answered within the timeout.
-            case timedOut
-            /// The host name could not be resolved; the text is the resolver's message.
-            case unresolved(String)
-            /// The connection failed otherwise (no route, network down); the text is the system's message.
-            case unreachable(String)
-
-            /// `true` only for ``reachable(address:)``.
-            public func meets(requirement: Void?) -> Bool {
-                if case .reachable = self { return true }
-                return false
-            }
-
-            /// `reachable(127.0.0.1:8080)`, `refused`, `timedOut`, `unresolved(<message>)` or
-            /// `unreachable(<message>)`.
-            public var description: String {
-                switch self {
-                case .reachable(let address): "reachable(\(address))"
-                case .refused: "refused"
-                case .timedOut: "timedOut"
-                case .unresolved(let message): "unresolved(\(message))"
-                case .unreachable(let message): "unreachable(\(message))"
-                }
-            }
-        }
-
         /// The host name or address.
         public let host: String
         /// The TCP port.
@@ -107,31 +75,5 @@ extension Capability {
 
         /// `HostReachability(<host>:<port>)`.
         public var description: String { "HostReachability(\(host):\(port))" }
-    }
-}
-
-/// Why ``Capability/HostReachability`` is unavailable or not satisfied.
-public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The host, port or timeout cannot be used; the text says which.
-    case invalidTarget(String)
-    /// The connection failed as `status` says.
-    case notReachable(host: String, port: UInt16, status: Capability.HostReachability.Status)
-
-    /// A readable description.
-    public var description: String {
-        switch self {
-        case .invalidTarget(let reason):
-            return "The reachability target is invalid: \(reason)"
-        case .notReachable(let host, let port, let status):
-            let what: String =
-                switch status {
-                case .reachable: "is reachable"
-                case .refused: "refused the connection (nothing listens there?)"
-                case .timedOut: "did not answer in time"
-                case .unresolved(let message): "could not be resolved: \(message)"
-                case .unreachable(let message): "could not be reached: \(message)"
-                }
-            return "\(host):\(port) \(what)"
-        }
     }
 }

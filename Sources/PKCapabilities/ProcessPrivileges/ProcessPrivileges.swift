@@ -23,106 +23,6 @@ extension Capability {
     /// privileged and an unprivileged process from fixture text.
     public struct ProcessPrivileges: CapabilityProtocol, CustomStringConvertible {
 
-        /// The capability sets of a process.
-        public struct Sets: Hashable, Sendable, CustomStringConvertible {
-            /// `CapEff`: what the process may do now.
-            public var effective: LinuxCapabilitySet
-            /// `CapPrm`: what it may make effective; `nil` when the source did not say.
-            public var permitted: LinuxCapabilitySet?
-            /// `CapBnd`: the most it could gain at `execve`; `nil` when the source did not say.
-            public var bounding: LinuxCapabilitySet?
-
-            /// Creates the sets.
-            public init(
-                effective: LinuxCapabilitySet, permitted: LinuxCapabilitySet? = nil,
-                bounding: LinuxCapabilitySet? = nil
-            ) {
-                self.effective = effective
-                self.permitted = permitted
-                self.bounding = bounding
-            }
-
-            /// The effective set as the kernel writes it, such as `effective 0x0000000000000400`.
-            public var description: String {
-                "effective " + hex(effective) + (permitted.map { ", permitted " + hex($0) } ?? "")
-                    + (bounding.map { ", bounding " + hex($0) } ?? "")
-            }
-
-            private func hex(_ set: LinuxCapabilitySet) -> String {
-                let digits = String(set.rawValue, radix: 16)
-                return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
-            }
-        }
-
-        /// What the capability found.
-        public enum Status: AuthorizationStatus, Hashable, CustomStringConvertible {
-            /// The sets were read.
-            case known(Sets)
-            /// They could not be read or parsed; never meets a requirement.
-            case unknown(ProcessPrivilegesError)
-
-            /// `true` when the sets were read and the effective set holds all of `requirement`.
-            public func meets(requirement: LinuxCapabilitySet?) -> Bool {
-                guard case .known(let sets) = self else { return false }
-                return sets.effective.isSuperset(of: requirement ?? [])
-            }
-
-            /// `known(effective 0x…)` or `unknown(<reason>)`.
-            public var description: String {
-                switch self {
-                case .known(let sets): "known(\(sets))"
-                case .unknown(let error): "unknown(\(error))"
-                }
-            }
-        }
-
-        /// Where the capability reads the process's sets and the kernel's last capability number.
-        public struct Source: Sendable, CustomStringConvertible {
-            /// A name for errors, such as `"/proc/self/status"`.
-            public let name: String
-            /// Returns text in the format of `/proc/self/status` (lines such as `CapEff:\t0000000000000400`).
-            public let processStatus: @Sendable () throws -> String
-            /// Returns text in the format of `/proc/sys/kernel/cap_last_cap` (a number, such as `40`).
-            public let lastCapability: @Sendable () throws -> String
-
-            /// Creates a source from two readers. An error they throw is reported as
-            /// ``ProcessPrivilegesError/unreadable(source:reason:)`` (a `ProcessPrivilegesError` as it is).
-            public init(
-                name: String, processStatus: @escaping @Sendable () throws -> String,
-                lastCapability: @escaping @Sendable () throws -> String
-            ) {
-                self.name = name
-                self.processStatus = processStatus
-                self.lastCapability = lastCapability
-            }
-
-            /// The running process: `/proc/self/status` and `/proc/sys/kernel/cap_last_cap`, read at each
-            /// question.
-            public static var procfs: Source {
-                Source(
-                    name: "/proc/self/status",
-                    processStatus: { try readProcFile("/proc/self/status") },
-                    lastCapability: { try readProcFile("/proc/sys/kernel/cap_last_cap") })
-            }
-
-            /// Fixed text, for tests: `processStatus` as `/proc/self/status` would hold it, and `lastCapability`
-            /// as `/proc/sys/kernel/cap_last_cap` would (40, Linux 5.9 and later, by default).
-            public static func fixture(processStatus: String, lastCapability: String = "40") -> Source {
-                Source(name: "fixture", processStatus: { processStatus }, lastCapability: { lastCapability })
-            }
-
-            /// The name.
-            public var description: String { name }
-
-            private static func readProcFile(_ path: String) throws(ProcessPrivilegesError) -> String {
-                do {
-                    return try TextFile.contents(of: path)
-                } catch {
-                    throw .unreadable(source: path, reason: error.reason)
-                }
-            }
-        }
-
         /// The capabilities needed.
         public let requirement: LinuxCapabilitySet?
 
@@ -236,16 +136,5 @@ extension Capability {
         private func mask(upTo last: Int) -> UInt64 {
             last >= 63 ? .max : (1 << UInt64(last + 1)) - 1
         }
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces, tabs, carriage returns and newlines.
-    func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[start...end])
     }
 }
