@@ -15,9 +15,12 @@ let package = Package(
         .library(name: "PKConditions", targets: ["PKConditions"]),
         .library(name: "PKCapabilities", targets: ["PKCapabilities"]),
         .library(name: "PKTesting", targets: ["PKTesting"]),
+        .library(name: "PKObservers", targets: ["PKObservers"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
         .executable(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .executable(name: "WeatherReport", targets: ["WeatherReport"]),
+        .executable(name: "TraceDemo", targets: ["TraceDemo"]),
+        .executable(name: "GracefulShutdown", targets: ["GracefulShutdown"]),
         .executable(name: "CapabilityGate", targets: ["CapabilityGate"]),
     ],
     targets: [
@@ -27,10 +30,12 @@ let package = Package(
         .target(
             name: "PKCapabilities", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
         .target(name: "PKTesting", dependencies: ["PKCore", "PKCapabilities"], swiftSettings: swiftSettings),
+        .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
         .executableTarget(
-            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
+            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions", "PKObservers"],
+            swiftSettings: swiftSettings),
 
         // MARK: - Examples
         .executableTarget(
@@ -43,6 +48,12 @@ let package = Package(
             name: "WeatherReport", dependencies: ["PKCore"], path: "Examples/WeatherReport",
             swiftSettings: swiftSettings),
         .executableTarget(
+            name: "TraceDemo", dependencies: ["PKCore", "PKObservers"], path: "Examples/TraceDemo",
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "GracefulShutdown", dependencies: ["PKCore", "PKObservers"], path: "Examples/GracefulShutdown",
+            swiftSettings: swiftSettings),
+        .executableTarget(
             name: "CapabilityGate", dependencies: ["PKCore", "PKConditions", "PKCapabilities"],
             path: "Examples/CapabilityGate", swiftSettings: swiftSettings),
 
@@ -51,7 +62,11 @@ let package = Package(
         .testTarget(
             name: "PKConditionsTests", dependencies: ["PKConditions", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PKStressTests", dependencies: ["PKCore", "PKConditions", "PKTesting"], swiftSettings: swiftSettings),
+            name: "PKStressTests", dependencies: ["PKCore", "PKConditions", "PKObservers", "PKTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKObserversTests", dependencies: ["PKObservers", "PKTesting", "GracefulShutdown"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "PKMigrationTests", dependencies: ["PKCore", "PKConditions", "PKTesting"],
             swiftSettings: swiftSettings),

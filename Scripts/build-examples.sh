@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-examples=(HelloProcedure ImagePipeline WeatherReport CapabilityGate)
+examples=(HelloProcedure ImagePipeline WeatherReport GracefulShutdown TraceDemo CapabilityGate)
 
 scratch=()
 if [[ -n "${SCRATCH_PATH:-}" ]]; then scratch=(--scratch-path "$SCRATCH_PATH"); fi
@@ -22,5 +22,13 @@ bin_path="$(swift build -c release ${scratch[@]+"${scratch[@]}"} --show-bin-path
 
 for example in "${examples[@]}"; do
     step "Run $example"
-    "$bin_path/$example"
+    case "$example" in
+    # TraceDemo writes a trace file: into a temporary directory, not the work tree.
+    TraceDemo)
+        trace_dir="$(mktemp -d)"
+        "$bin_path/$example" "$trace_dir/trace.json"
+        rm -rf "$trace_dir"
+        ;;
+    *) "$bin_path/$example" ;;
+    esac
 done

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PKConditions
 import PKCore
+import PKObservers
 
 /// Sizes for one benchmark run.
 struct Sizes {
@@ -36,6 +37,18 @@ func procedureQueueIndependent(_ count: Int, width: Int = -1, observers: Int = 0
                 procedure.addDidFinishBlockObserver { _, _ in }
             }
         }
+        queue.add(procedure: procedure)
+    }
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+/// W12: W1 with a TimeoutObserver (its own value, on the system clock) on every procedure: each run schedules and
+/// cancels one timer.
+func procedureQueueWithTimeouts(_ count: Int) {
+    let queue = ProcedureQueue()
+    for _ in 0..<count {
+        let procedure = BlockProcedure {}
+        procedure.addObserver(TimeoutObserver(by: 60))
         queue.add(procedure: procedure)
     }
     queue.waitUntilAllOperationsAreFinished()
@@ -201,11 +214,15 @@ func procedureQueueAwaited(_ count: Int, window: Int) {
 }
 
 /// Bytes of heap per pending `BlockProcedure` on a suspended queue.
-func bytesPerPendingProcedure(_ count: Int) -> Double {
+func bytesPerPendingProcedure(_ count: Int, timeout: Bool = false) -> Double {
     let queue = ProcedureQueue()
     queue.isSuspended = true
     let before = heapBytesInUse() ?? 0
-    for _ in 0..<count { queue.add(procedure: BlockProcedure {}) }
+    for _ in 0..<count {
+        let procedure = BlockProcedure {}
+        if timeout { procedure.addObserver(TimeoutObserver(by: 60)) }
+        queue.add(procedure: procedure)
+    }
     let after = heapBytesInUse() ?? 0
     queue.cancelAllOperations()
     queue.isSuspended = false
@@ -250,6 +267,45 @@ func procedureQueueExclusive(_ count: Int) {
         queue.add(procedure: procedure)
     }
     queue.waitUntilAllOperationsAreFinished()
+}
+
+// MARK: - Tracing (W13)
+
+/// W1 with a queue-level `TraceRecorder` attached: every procedure gets a `TraceObserver` and a record. With
+/// `writingTrace`, the trace is then written as JSON in memory (about three events per procedure).
+func procedureQueueIndependentTraced(_ count: Int, writingTrace: Bool = false) {
+    let recorder = TraceRecorder()
+    let queue = ProcedureQueue()
+    queue.addObserver(recorder)
+    for _ in 0..<count { queue.add(procedure: BlockProcedure {}) }
+    queue.waitUntilAllOperationsAreFinished()
+    if writingTrace { _ = recorder.traceData() }
+    withExtendedLifetime(recorder) {}
+}
+
+/// W1 with a `TraceObserver` attached to each procedure by hand: recording without a queue observer.
+func procedureQueueIndependentObservedByTrace(_ count: Int) {
+    let recorder = TraceRecorder()
+    let queue = ProcedureQueue()
+    for _ in 0..<count {
+        let procedure = BlockProcedure {}
+        procedure.addObserver(TraceObserver(recorder: recorder))
+        queue.add(procedure: procedure)
+    }
+    queue.waitUntilAllOperationsAreFinished()
+}
+
+/// A queue observer that does nothing: what PKCore's queue notifications cost by themselves.
+final class IdleQueueObserver: ProcedureQueueObserver {}
+
+/// W1 with a queue observer that does nothing attached: the floor under the queue-level recorder.
+func procedureQueueIndependentWithIdleObserver(_ count: Int) {
+    let observer = IdleQueueObserver()
+    let queue = ProcedureQueue()
+    queue.addObserver(observer)
+    for _ in 0..<count { queue.add(procedure: BlockProcedure {}) }
+    queue.waitUntilAllOperationsAreFinished()
+    withExtendedLifetime(observer) {}
 }
 
 // MARK: - Blocking executes (W11)

@@ -10,7 +10,12 @@ Log.enabled = false
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe",
     let count = Int(CommandLine.arguments[3])
 {
-    let bytes = CommandLine.arguments[2] == "procedure" ? bytesPerPendingProcedure(count) : bytesPerBareOperation(count)
+    let bytes =
+        switch CommandLine.arguments[2] {
+        case "procedure": bytesPerPendingProcedure(count)
+        case "procedure+timeout": bytesPerPendingProcedure(count, timeout: true)
+        default: bytesPerBareOperation(count)
+        }
     print(bytes)
     exit(0)
 }
@@ -85,6 +90,13 @@ if selected("W9") {
             workload: "W9 memory, \(sizes.pendingForMemory) pending", contender: "bytes/BlockProcedure",
             operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: perProcedure,
             target: String(format: "≤1024 B (bare Operation: %.0f B)", perOperation), met: perProcedure <= 1024))
+    let withTimeout = measureInFreshProcess("procedure+timeout", count: sizes.pendingForMemory)
+    rows.append(
+        Row(
+            workload: "W9 memory, \(sizes.pendingForMemory) pending",
+            contender: "bytes/BlockProcedure + TimeoutObserver",
+            operations: sizes.pendingForMemory, medianSeconds: .nan, microsecondsPerOperation: withTimeout,
+            target: "", met: nil))
 }
 
 // W1
@@ -177,6 +189,18 @@ if selected("W6") {
     report(w6, run(w6, repetitions: repetitions))
 }
 
+// W12
+if selected("W12") {
+    let w12 = Workload(
+        id: "W12", title: "\(n) independent, one TimeoutObserver each", operations: n,
+        contenders: [("ProcedureQueue", { procedureQueueWithTimeouts(n) })],
+        target: { m in
+            let growth = (m["ProcedureQueue"] ?? .nan) / w1Median
+            return (String(format: "≤1.5×W1 (%.2f)", growth), growth <= 1.5)
+        })
+    report(w12, run(w12, repetitions: repetitions))
+}
+
 // W10
 if selected("W10") {
     let window = 64
@@ -263,6 +287,37 @@ if selected("W11") {
             return (String(format: "< 1 s (%.3f s)", seconds), seconds < 1)
         })
     report(w11, run(w11, repetitions: repetitions))
+}
+
+// W13: recording a timeline of every procedure (PKObservers' TraceRecorder on the queue). The target is against the
+// W1 row, as W6's and W7's; W1 run again inside this row, alternating with the others, gives a ratio less exposed
+// to a busy machine. Two references show where the time goes: a queue observer that does nothing (PKCore's queue
+// notifications alone), and a TraceObserver attached to each procedure by hand (recording without the queue
+// observer).
+if selected("W13") {
+    let w13 = Workload(
+        id: "W13", title: "\(n) independent, queue-level TraceRecorder attached", operations: n,
+        contenders: [
+            ("ProcedureQueue + TraceRecorder", { procedureQueueIndependentTraced(n) }),
+            ("… and the trace written as JSON", { procedureQueueIndependentTraced(n, writingTrace: true) }),
+            ("reference: idle queue observer", { procedureQueueIndependentWithIdleObserver(n) }),
+            ("reference: TraceObserver per procedure", { procedureQueueIndependentObservedByTrace(n) }),
+            ("reference: W1 again, alternating", { procedureQueueIndependent(n) }),
+        ],
+        target: { m in
+            let growth = (m["ProcedureQueue + TraceRecorder"] ?? .nan) / w1Median
+            let w1Again = m["reference: W1 again, alternating"] ?? .nan
+            let alternating = (m["ProcedureQueue + TraceRecorder"] ?? .nan) / w1Again
+            let idle = (m["reference: idle queue observer"] ?? .nan) / w1Again
+            let direct = (m["reference: TraceObserver per procedure"] ?? .nan) / w1Again
+            return (
+                String(
+                    format: "≤2×W1 (%.2f; alternating: %.2f, idle queue observer %.2f, per-procedure observer %.2f)",
+                    growth, alternating, idle, direct),
+                growth <= 2
+            )
+        })
+    report(w13, run(w13, repetitions: repetitions))
 }
 
 // A million-long chain must run and deallocate without crashing (full runs only).

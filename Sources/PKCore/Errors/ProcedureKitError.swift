@@ -62,6 +62,13 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case capability(CapabilityError)
         /// The named component (a module built on PKCore) failed; the underlying error says how.
         case component(String)
+        /// The procedure was cancelled because the process is shutting down and it asked to stop as soon as shutdown
+        /// was requested (PKObservers' `BackgroundObserver` with `.whenShutdownRequested`, ProcedureKit's
+        /// `.whenAppIsBackgrounded`).
+        case shutdownRequested
+        /// The procedure was cancelled because the process is shutting down and the time it was given to finish ran
+        /// out (PKObservers' `BackgroundObserver` once the shutdown grace period has expired).
+        case shutdownGracePeriodExpired
         /// Several errors; the underlying errors are all of them.
         case multipleErrors
         /// An error with no further information.
@@ -120,6 +127,8 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case .capability(.unavailable): base = "The capability is unavailable"
         case .capability(.unauthorized): base = "The capability is not authorized"
         case .component(let name): base = "The component \(name) failed"
+        case .shutdownRequested: base = "Cancelled: the process is shutting down"
+        case .shutdownGracePeriodExpired: base = "Cancelled: the shutdown grace period expired"
         case .multipleErrors: base = "Several errors"
         case .unknown: base = "Unknown error"
         }
@@ -229,6 +238,20 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
     /// `component` failed with `error`.
     public static func component(_ component: any ProcedureKitComponent, error: (any Error)?) -> ProcedureKitError {
         ProcedureKitError(context: .component(component.name), error: error)
+    }
+
+    /// The process is shutting down, and the procedure asked to be cancelled as soon as shutdown was requested.
+    public static func shutdownRequested() -> ProcedureKitError {
+        ProcedureKitError(context: .shutdownRequested)
+    }
+
+    /// ProcedureKit's name for ``shutdownRequested()``: on iOS the app went to the background; on Linux the process
+    /// was asked to shut down.
+    public static func appWasBackgrounded() -> ProcedureKitError { shutdownRequested() }
+
+    /// The process is shutting down, and the grace period it gave procedures to finish has expired.
+    public static func shutdownGracePeriodExpired() -> ProcedureKitError {
+        ProcedureKitError(context: .shutdownGracePeriodExpired)
     }
 
     /// An error with no further information.

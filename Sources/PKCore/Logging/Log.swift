@@ -45,7 +45,7 @@ public enum Log {
     }
 
     /// Writes a framework message that belongs to no procedure.
-    static func write(
+    package static func write(
         _ severity: LogSeverity, _ message: @autoclosure () -> String, subsystem: String? = nil,
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {

@@ -1,26 +1,52 @@
-/// A procedure's attached observers, in the order they were added, and the union of the events they want.
+/// A procedure's observers, in the order they were added, and the union of the events they want.
 ///
-/// Not thread-safe: it lives in the procedure's storage, under the procedure's mutex.
+/// PERF(W6, W12): the first observer is kept inline, so a procedure with one observer allocates nothing for the
+/// list (it is allocated on the thread adding work and freed on a worker's, and such cross-thread frees contend
+/// on the allocator's lock); from the second on, room for eight is reserved at once (framework procedures add
+/// several), one allocation where growing one by one costs four.
 struct ObserverList {
-    private(set) var observers: [AnyProcedureObserver] = []
+    private enum Storage {
+        case empty
+        case one(AnyProcedureObserver)
+        case many([AnyProcedureObserver])
+    }
+
+    private var storage = Storage.empty
     /// The events at least one observer wants.
     private(set) var kinds: ObserverEventKinds = []
 
-    var isEmpty: Bool { observers.isEmpty }
+    var isEmpty: Bool {
+        if case .empty = storage { return true }
+        return false
+    }
 
     /// Whether any observer wants `kind`.
     func wants(_ kind: ObserverEventKinds) -> Bool { kinds.contains(kind) }
 
     mutating func append(_ observer: AnyProcedureObserver) {
-        // Procedures with observers often get several (framework procedures add their own): room for eight at
-        // once costs one allocation where growing one by one costs four, for a list that lives only until finish.
-        if observers.isEmpty { observers.reserveCapacity(8) }
-        observers.append(observer)
+        switch storage {
+        case .empty:
+            storage = .one(observer)
+        case .one(let first):
+            var observers: [AnyProcedureObserver] = []
+            observers.reserveCapacity(8)
+            observers.append(first)
+            observers.append(observer)
+            storage = .many(observers)
+        case .many(var observers):
+            storage = .empty  // so that `observers` is uniquely referenced and appends in place
+            observers.append(observer)
+            storage = .many(observers)
+        }
         kinds.formUnion(observer.kinds)
     }
 
     /// Delivers `event` to every observer, in order.
     func send(_ event: ObserverEvent, to procedure: Procedure) {
-        for observer in observers { observer.send(event, to: procedure) }
+        switch storage {
+        case .empty: break
+        case .one(let observer): observer.send(event, to: procedure)
+        case .many(let observers): for observer in observers { observer.send(event, to: procedure) }
+        }
     }
 }

@@ -35,6 +35,14 @@ public final class ProcedureQueue: @unchecked Sendable {
     private let subject = Subject<any ProcedureQueueObserver>()
     /// Set once a delegate or an observer has been added; until then notifications cost one atomic load.
     private let hasListeners = Atomic<Bool>(false)
+    /// The weak delegate, behind a lock of its own: every notification reads it, and the queue's own lock is the
+    /// most contended one there is. PERF(W13)
+    private let delegateBox = ContendedMutex(WeakDelegate())
+
+    /// Holds the delegate weakly.
+    private struct WeakDelegate {
+        weak var delegate: (any ProcedureQueueDelegate)?
+    }
     /// Mirrors `underlyingQueue != nil`, so the execute path checks it without the lock.
     private let hasUnderlyingQueue = Atomic<Bool>(false)
     private static let underlyingKey = DispatchSpecificKey<UnderlyingQueueToken>()
@@ -155,9 +163,9 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// The delegate, held weakly. It is told of adds and finishes before the observers.
     public weak var delegate: (any ProcedureQueueDelegate)? {
-        get { state.withLock { $0.delegate } }
+        get { delegateBox.withLock { $0.delegate } }
         set {
-            state.withLock { $0.delegate = newValue }
+            delegateBox.withLock { $0.delegate = newValue }
             if newValue != nil { hasListeners.store(true, ordering: .releasing) }
         }
     }
@@ -246,7 +254,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Tells the delegate, then the observers; a single atomic load when there are none.
     private func notify(_ body: (any ProcedureQueueObserver) -> Void) {
         guard hasListeners.load(ordering: .acquiring) else { return }
-        if let delegate = state.withLock({ $0.delegate }) { body(delegate) }
+        if let delegate = delegateBox.withLock({ $0.delegate }) { body(delegate) }
         subject.send(body)
     }
 

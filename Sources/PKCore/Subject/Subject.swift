@@ -4,8 +4,8 @@ import Synchronization
 ///
 /// Observers are objects; the subject never keeps one alive. ``add(observer:)`` appends, ``remove(observer:)``
 /// removes at once, ``dispose(observer:)`` marks an observer to be dropped at the next ``send(_:)``, and
-/// ``send(_:)`` first recycles released or disposed observers, then calls `notify` for each live one in the
-/// order they were added. `notify` runs on the sending thread, outside the subject's lock, so an observer may
+/// ``send(_:)`` calls `notify` for each live one in the order they were added, then recycles the entries of
+/// released or disposed observers. `notify` runs on the sending thread, outside the subject's lock, so an observer may
 /// add or remove observers while being notified.
 public final class Subject<Observer: Sendable>: Sendable {
 
@@ -17,7 +17,9 @@ public final class Subject<Observer: Sendable>: Sendable {
     }
 
     // Entries hold weak references to observer objects; every access is under this mutex.
-    private let entries = PKMutex<[Entry]>([])
+    // PERF(W13): an adaptive mutex (a queue's observers are notified by every worker, several times per
+    // procedure), and `send` only copies the array out (a retain) unless it finds entries to recycle.
+    private let entries = ContendedMutex<[Entry]>([])
 
     /// Creates an empty subject.
     public init() {}
@@ -44,14 +46,18 @@ public final class Subject<Observer: Sendable>: Sendable {
         }
     }
 
-    /// Recycles released and disposed observers, then calls `notify` for each live observer in order.
+    /// Calls `notify` for each live observer in order, then recycles released and disposed observers' entries.
     public func send(_ notify: (Observer) -> Void) {
-        let live = entries.withLock { entries -> [Observer] in
-            if entries.isEmpty { return [] }
-            entries.removeAll { $0.disposed || $0.object == nil }
-            return entries.compactMap { $0.object as? Observer }
+        let snapshot = entries.withLock { $0 }
+        var recycle = false
+        for entry in snapshot {
+            guard !entry.disposed, let object = entry.object, let observer = object as? Observer else {
+                recycle = true
+                continue
+            }
+            notify(observer)
         }
-        for observer in live { notify(observer) }
+        if recycle { entries.withLock { $0.removeAll { $0.disposed || $0.object == nil } } }
     }
 
     /// The live, undisposed observers, in the order they were added.

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// The wait starts when the procedure executes; a `.until` date is turned into an interval then. A zero or
 /// negative interval, or a date already past, finishes the procedure at once. Otherwise the clock runs the finish
-/// later, on a thread of its choosing (a global dispatch queue for ``SystemClock``).
+/// later, on a thread of its choosing (a private serial queue of the clock's for ``SystemClock``).
 ///
 /// The delay is also its ``input``, so it can be injected from another procedure's output. A delay whose input is
 /// still pending when it executes is cancelled with ``ProcedureKitError/Context/requirementNotSatisfied``.

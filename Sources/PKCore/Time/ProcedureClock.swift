@@ -14,7 +14,7 @@ public protocol ProcedureClock: Sendable {
 
     /// Runs `action` once, after `delay`, unless the returned ``ScheduledAction`` is cancelled first.
     ///
-    /// The clock chooses the thread `action` runs on (``SystemClock`` uses a global dispatch queue); it is never
+    /// The clock chooses the thread `action` runs on (``SystemClock`` uses a private serial queue of its own); it is never
     /// run on the calling thread before this method returns. A zero or negative delay runs the action as soon as
     /// the clock allows. Cancelling the returned action before it runs means it never runs, and the clock lets go
     /// of it.

@@ -1,0 +1,65 @@
+// The three kinds of work the example runs, one per BackgroundObserver behaviour.
+import Foundation
+import PKCore
+
+/// Writes `line` and a newline to standard output in one unbuffered write, so that a parent reading a pipe sees
+/// each line at once and lines from different threads do not interleave.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Uploads for a fixed time and cannot be interrupted: watched with `.never`, it holds shutdown open until it is
+/// done.
+final class UploadProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: `seconds` is immutable.
+    let seconds: Double
+
+    init(seconds: Double) {
+        self.seconds = seconds
+        super.init()
+        name = "upload"
+    }
+
+    override func execute() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { self.finish() }
+    }
+}
+
+/// Polls until it is cancelled: watched with `.whenShutdownRequested`, it stops as soon as shutdown begins.
+final class PollerProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    override init() {
+        super.init()
+        name = "poller"
+    }
+
+    override func execute() {
+        // Nothing to do until cancelled; a real poller would schedule its next poll here.
+    }
+
+    override func procedureDidCancel(withErrors errors: [any Error]) {
+        say("poller: cancelled (\(errors.map { "\($0)" }.joined(separator: ", "))), stopping")
+        finish()
+    }
+}
+
+/// Works for a fixed time and ignores cancellation: watched with `.whenGracePeriodExpires`, it is cancelled when
+/// the grace period expires, carries on regardless, and is reported if it is still running when the wait ends.
+final class StubbornProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: `seconds` is immutable.
+    let seconds: Double
+
+    init(seconds: Double) {
+        self.seconds = seconds
+        super.init()
+        name = "stubborn"
+    }
+
+    override func execute() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { self.finish() }
+    }
+
+    override func procedureDidCancel(withErrors errors: [any Error]) {
+        say("stubborn: cancelled (\(errors.map { "\($0)" }.joined(separator: ", "))), carrying on regardless")
+    }
+}

@@ -1,0 +1,67 @@
+// Graceful shutdown on Linux: three procedures watched by BackgroundObservers, one per cancellation behaviour,
+// and a ShutdownCoordinator that the program opts in to SIGTERM and SIGINT. Run it with
+// `swift run GracefulShutdown` (it shuts itself down after 0.3 s) or `swift run GracefulShutdown --wait-for-signal`
+// and press Ctrl-C (once for a graceful shutdown; again to end the grace period; a third time to stop waiting).
+//
+// Output (standard output, line by line): "ready pid=<pid>", a line per cancellation and per finished procedure,
+// the ShutdownReport, and "exit <status>".
+// Exit status: 0 when nothing was left running when the wait ended, 1 when something was, 64 for a bad command
+// line. `--help` lists the options.
+import Foundation
+import PKCore
+import PKObservers
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("GracefulShutdown: \(error)\n\n\(Options.usage)\n".utf8))
+    exit(64)
+}
+if options.showHelp {
+    say(Options.usage)
+    exit(0)
+}
+
+// The program, not the library, decides to handle signals: after this, SIGTERM and SIGINT no longer kill the
+// process; they request a graceful shutdown.
+let coordinator = ShutdownCoordinator.shared
+coordinator.gracePeriod = .seconds(options.gracePeriod)
+coordinator.cancellationPeriod = .seconds(options.cancellationPeriod)
+coordinator.handleSignals([SIGTERM, SIGINT])
+
+let upload = UploadProcedure(seconds: options.uploadSeconds)
+let poller = PollerProcedure()
+let stubborn = StubbornProcedure(seconds: options.stubbornSeconds)
+
+// Observers run in the order they were added, and the last procedure's BackgroundObserver may end the wait (and
+// so the program): add it after the procedure's other observers.
+for procedure in [upload, poller, stubborn] as [Procedure] {
+    procedure.addDidFinishBlockObserver { procedure, _ in
+        say("\(procedure.procedureName): finished\(procedure.isCancelled ? " (cancelled)" : "")")
+    }
+}
+upload.addObserver(BackgroundObserver())  // .never: holds shutdown open until it is done
+poller.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested))  // ProcedureKit: .whenAppIsBackgrounded
+stubborn.addObserver(BackgroundObserver(cancelProcedure: .whenGracePeriodExpires))
+
+let queue = ProcedureQueue()
+queue.add(procedures: upload, poller, stubborn)
+
+if let delay = options.shutdownAfter {
+    say("ready pid=\(getpid()) (SIGTERM or SIGINT shuts down; shutting down by request after \(delay) s)")
+    DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+        if !coordinator.isShutdownRequested { say("no signal after \(delay) s: requesting shutdown") }
+        coordinator.requestShutdown()
+    }
+} else {
+    say("ready pid=\(getpid()) (SIGTERM or SIGINT shuts down)")
+}
+
+// Blocks until shutdown has been requested and the coordinator has stopped waiting: at most grace period +
+// cancellation period after the request, whatever the procedures do.
+let report = coordinator.syncWaitForShutdown()
+say(report.description)
+let status: Int32 = report.isComplete ? 0 : 1
+say("exit \(status)")
+exit(status)

@@ -1,0 +1,366 @@
+import Dispatch
+import Foundation
+import PKCore
+
+/// Coordinates a process's graceful shutdown: the Linux counterpart of the iOS background-task machinery that
+/// ProcedureKit's `BackgroundObserver` drives.
+///
+/// Procedures join with a ``BackgroundObserver``. When shutdown is requested, by a handled signal (see
+/// ``handleSignals(_:)``, which a program must call itself) or by ``requestShutdown()``, the coordinator:
+///
+/// 1. cancels the procedures that asked to stop at once (``BackgroundObserver/CancellationBehavior/whenShutdownRequested``)
+///    and starts the **grace period** (``gracePeriod``), during which it waits for every watched procedure to
+///    finish;
+/// 2. when the grace period expires, cancels the procedures that asked to stop then
+///    (``BackgroundObserver/CancellationBehavior/whenGracePeriodExpires``) and waits for the rest through the
+///    **cancellation period** (``cancellationPeriod``);
+/// 3. then stops waiting, cancels whatever is still running as a last notice, and hands a ``ShutdownReport`` to
+///    every waiter. It finishes as soon as no watched procedure is left, at any step.
+///
+/// So a wait ends at most ``gracePeriod`` + ``cancellationPeriod`` after shutdown is requested, whatever the
+/// procedures do: a procedure that ignores cancellation is reported, not waited for. Keep that sum below the time
+/// your platform allows between `SIGTERM` and `SIGKILL` (Docker 10 s, Kubernetes 30 s, systemd 90 s; see the
+/// article *Graceful shutdown on Linux*).
+///
+/// ```swift
+/// let coordinator = ShutdownCoordinator.shared
+/// coordinator.handleSignals([SIGTERM, SIGINT])
+/// work.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested))
+/// queue.add(procedure: work)
+/// let report = coordinator.syncWaitForShutdown()
+/// print(report)
+/// ```
+///
+/// Shutdown happens once per coordinator: requests after the first change nothing, except that a shorter
+/// timeout shortens the grace period. Signals count separately: the first handled signal requests shutdown (or
+/// changes nothing if the program already did), and each later one moves shutdown on by one phase, so an
+/// operator can hurry a slow shutdown.
+///
+/// Use ``shared`` in programs; create your own instances in tests, with a `ManualClock` from PKTesting to drive
+/// the periods. Thread-safe: every member may be called from any thread. The coordinator cancels procedures and
+/// resumes waiters on the thread that caused the change (the caller, a timer's queue or the signal queue), never
+/// while holding its lock.
+public final class ShutdownCoordinator: Sendable {
+
+    /// The process-wide coordinator that ``BackgroundObserver`` uses by default.
+    ///
+    /// It does not handle any signal until the program calls ``handleSignals(_:)``. It tells systemd about the
+    /// shutdown when `NOTIFY_SOCKET` is set (see ``SystemdNotifier``).
+    public static let shared = ShutdownCoordinator(systemdNotifier: SystemdNotifier())
+
+    /// How a waiter is told the report.
+    typealias Waiter = @Sendable (ShutdownReport) -> Void
+
+    /// A watched procedure, held weakly so that the coordinator never keeps one alive.
+    struct ProcedureHandle: Sendable {
+        let key: ObjectIdentifier
+        weak var procedure: Procedure?
+    }
+
+    typealias Machine = ShutdownStateMachine<ObjectIdentifier, ProcedureHandle, Waiter>
+
+    private struct Storage: Sendable {
+        var machine: Machine
+        /// The timers that report the periods' ends to the machine; cancelled when it finishes.
+        var timers: [any ScheduledAction] = []
+        var nextWaiterID = 0
+    }
+
+    // The lock is never held while procedures are cancelled, waiters resumed, timers scheduled or systemd told;
+    // it is taken after reading a procedure's own state, never while another component's lock is held.
+    private let storage: PKMutex<Storage>
+    private let clock: any ProcedureClock
+    private let systemdNotifier: SystemdNotifier?
+    private let signalSources = ShutdownSignalSources()
+
+    /// Creates a coordinator of its own (the process has ``shared``): for tests, or for a part of a program that
+    /// shuts down on its own.
+    ///
+    /// - Parameters:
+    ///   - gracePeriod: How long procedures may run after shutdown is requested before those waiting for it are
+    ///     cancelled; a request can set its own (``shutdownGracefully(timeout:)``).
+    ///   - cancellationPeriod: How long the coordinator keeps waiting after the grace period.
+    ///   - clock: Drives both periods; pass PKTesting's `ManualClock` in tests.
+    ///   - systemdNotifier: Where to send `STOPPING=1` and `EXTEND_TIMEOUT_USEC=` when shutdown begins; `nil` (the
+    ///     default) sends nothing. ``shared`` uses `SystemdNotifier()`, which reads `NOTIFY_SOCKET`.
+    public init(
+        gracePeriod: Duration = .seconds(6), cancellationPeriod: Duration = .seconds(2),
+        clock: any ProcedureClock = SystemClock(), systemdNotifier: SystemdNotifier? = nil
+    ) {
+        storage = PKMutex(Storage(machine: Machine(gracePeriod: gracePeriod, cancellationPeriod: cancellationPeriod)))
+        self.clock = clock
+        self.systemdNotifier = systemdNotifier
+    }
+
+    deinit {
+        for timer in storage.withLock({ $0.timers }) { timer.cancel() }
+    }
+
+    // MARK: - Configuration and state
+
+    /// How long procedures may keep running after shutdown is requested, before those that asked to be
+    /// cancelled then are. Defaults to 6 seconds. A change applies to shutdowns requested afterwards.
+    public var gracePeriod: Duration {
+        get { storage.withLock { $0.machine.gracePeriod } }
+        set { storage.withLock { $0.machine.gracePeriod = newValue } }
+    }
+
+    /// How long the coordinator keeps waiting after the grace period has expired, before it stops waiting.
+    /// Defaults to 2 seconds. A change applies to shutdowns requested afterwards.
+    public var cancellationPeriod: Duration {
+        get { storage.withLock { $0.machine.cancellationPeriod } }
+        set { storage.withLock { $0.machine.cancellationPeriod = newValue } }
+    }
+
+    /// The phase shutdown is in.
+    public var phase: ShutdownPhase { storage.withLock { $0.machine.phase } }
+
+    /// `true` once shutdown has been requested (by a handled signal or by the program).
+    public var isShutdownRequested: Bool { phase != .running }
+
+    /// The number of procedures the coordinator watches now: attached through a ``BackgroundObserver`` and not
+    /// finished. Always 0 once the coordinator has finished.
+    public var watchedProcedureCount: Int { storage.withLock { $0.machine.participantCount } }
+
+    // MARK: - Requesting shutdown and waiting for it
+
+    /// Requests shutdown with the configured ``gracePeriod``, and returns at once.
+    ///
+    /// Procedures that asked to be cancelled when shutdown is requested are cancelled before this returns (their
+    /// cancellation itself runs in their own event context). Calling it again, or after a signal started
+    /// shutdown, does nothing.
+    public func requestShutdown() {
+        request(.requested, gracePeriod: nil)
+    }
+
+    /// Requests shutdown (if it was not requested yet) and suspends until the coordinator stops waiting.
+    ///
+    /// - Parameter timeout: The grace period: how long procedures may keep running before the rest are
+    ///   cancelled. `nil` uses ``gracePeriod``. When shutdown is already under way, a timeout ending sooner than
+    ///   its grace period shortens it; one ending later changes nothing.
+    /// - Returns: The report, at most `timeout` + ``cancellationPeriod`` after the call.
+    /// - Throws: `CancellationError` when the calling Task is cancelled; shutdown itself goes on.
+    public func shutdownGracefully(timeout: Duration? = nil) async throws -> ShutdownReport {
+        request(.requested, gracePeriod: timeout)
+        return try await waitForShutdown()
+    }
+
+    /// Requests shutdown (if it was not requested yet) and blocks the calling thread until the coordinator stops
+    /// waiting: ``shutdownGracefully(timeout:)`` for a synchronous `main.swift`.
+    @available(*, noasync, message: "blocks its thread; use shutdownGracefully(timeout:) in async code")
+    public func syncShutdownGracefully(timeout: Duration? = nil) -> ShutdownReport {
+        request(.requested, gracePeriod: timeout)
+        return syncWaitForShutdown()
+    }
+
+    /// Suspends until shutdown has been requested (by a signal or the program) and the coordinator has stopped
+    /// waiting; returns the report at once when that has already happened.
+    ///
+    /// Before the request there is no bound: a service waits here for its `SIGTERM`.
+    ///
+    /// - Throws: `CancellationError` when the calling Task is cancelled; shutdown itself is unaffected.
+    public func waitForShutdown() async throws -> ShutdownReport {
+        let gate = ShutdownReportGate()
+        let id = storage.withLock { storage in
+            defer { storage.nextWaiterID += 1 }
+            return storage.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                gate.install(continuation)
+                addWaiter(id) { gate.resolve(.success($0)) }
+                if Task.isCancelled { removeWaiter(id, gate) }
+            }
+        } onCancel: {
+            removeWaiter(id, gate)
+        }
+    }
+
+    /// Blocks the calling thread until shutdown has been requested and the coordinator has stopped waiting:
+    /// ``waitForShutdown()`` for a synchronous `main.swift`.
+    @available(*, noasync, message: "blocks its thread; use waitForShutdown() in async code")
+    public func syncWaitForShutdown() -> ShutdownReport {
+        let latch = ShutdownReportLatch()
+        let id = storage.withLock { storage in
+            defer { storage.nextWaiterID += 1 }
+            return storage.nextWaiterID
+        }
+        addWaiter(id) { latch.resolve($0) }
+        return latch.wait()
+    }
+
+    // MARK: - Procedures (BackgroundObserver)
+
+    /// Starts watching `procedure`, or cancels it at once when its moment to be cancelled has passed.
+    func register(_ procedure: Procedure, behavior: BackgroundObserver.CancellationBehavior) {
+        let key = ObjectIdentifier(procedure)
+        let name = procedure.procedureName
+        let handle = ProcedureHandle(key: key, procedure: procedure)
+        let (released, action) = storage.withLock { storage -> (Machine.Action, Machine.RegisterAction) in
+            // An entry under this key whose procedure is gone belongs to a procedure released without finishing,
+            // whose address is now reused: forget it before registering the new one.
+            var released = Machine.Action.none
+            if let existing = storage.machine.handle(for: key), existing.procedure == nil {
+                released = storage.machine.participantFinished(key)
+            }
+            return (released, storage.machine.register(key, name: name, behavior: behavior, handle: handle))
+        }
+        perform(released)
+        switch action {
+        case .registered:
+            break
+        case .cancel(let cause):
+            procedure.cancel(with: cause.error)
+        case .duplicate(let cause):
+            procedure.log.warning(
+                "\(name) already has a BackgroundObserver for this ShutdownCoordinator; the earlier-cancelling "
+                    + "behaviour of the two applies")
+            if let cause { procedure.cancel(with: cause.error) }
+        }
+    }
+
+    /// Stops watching `procedure`, which has finished.
+    func procedureDidFinish(_ procedure: Procedure) {
+        let key = ObjectIdentifier(procedure)
+        perform(storage.withLock { $0.machine.participantFinished(key) })
+    }
+
+    // MARK: - Signals
+
+    /// The signals this coordinator listens to, in ascending order.
+    public var handledSignals: [Int32] { signalSources.signals }
+
+    /// Listens to `signals`; each delivery is a ``ShutdownStateMachine/signalReceived(_:)`` event.
+    func listen(to signals: [Int32]) {
+        _ = signalSources.listen(to: signals) { [weak self] signal in
+            self?.receive(signal: signal)
+        }
+    }
+
+    /// A handled signal arrived.
+    func receive(signal: Int32) {
+        perform(storage.withLock { $0.machine.signalReceived(signal) })
+    }
+
+    // MARK: - Performing the machine's actions
+
+    private func request(_ reason: ShutdownReport.Reason, gracePeriod: Duration?) {
+        let actions = storage.withLock { storage in
+            Self.forgetReleasedProcedures(&storage.machine) + [
+                storage.machine.requestShutdown(reason, gracePeriod: gracePeriod)
+            ]
+        }
+        for action in actions { perform(action) }
+    }
+
+    private func gracePeriodDidExpire() {
+        let actions = storage.withLock { storage in
+            Self.forgetReleasedProcedures(&storage.machine) + [storage.machine.gracePeriodExpired()]
+        }
+        for action in actions { perform(action) }
+    }
+
+    private func cancellationPeriodDidEnd() {
+        let actions = storage.withLock { storage in
+            Self.forgetReleasedProcedures(&storage.machine) + [storage.machine.cancellationPeriodExpired()]
+        }
+        for action in actions { perform(action) }
+    }
+
+    /// Treats watched procedures that were released without finishing (never enqueued, say) as finished, so they
+    /// do not hold shutdown open. Called under the lock; only reads weak references.
+    private static func forgetReleasedProcedures(_ machine: inout Machine) -> [Machine.Action] {
+        machine.handles.filter { $0.handle.procedure == nil }.map { machine.participantFinished($0.key) }
+    }
+
+    private func addWaiter(_ id: Int, _ waiter: @escaping Waiter) {
+        switch storage.withLock({ $0.machine.addWaiter(id, waiter) }) {
+        case .wait: break
+        case .resume(let waiter, let report): waiter(report)
+        }
+    }
+
+    private func removeWaiter(_ id: Int, _ gate: ShutdownReportGate) {
+        gate.resolve(.failure(CancellationError()))
+        _ = storage.withLock { $0.machine.removeWaiter(id) }
+    }
+
+    private func perform(_ action: Machine.Action) {
+        switch action {
+        case .none:
+            break
+        case .beginGracePeriod(let cancellations, let gracePeriod, let stopTimeout):
+            // A second more than the wait, for the program to print its report and exit.
+            notifySystemd(stoppingWithin: stopTimeout + .seconds(1))
+            schedule(after: gracePeriod) { $0.gracePeriodDidExpire() }
+            cancel(cancellations)
+        case .shortenGracePeriod(let gracePeriod):
+            schedule(after: gracePeriod) { $0.gracePeriodDidExpire() }
+        case .beginCancellationPeriod(let cancellations, let period):
+            schedule(after: period) { $0.cancellationPeriodDidEnd() }
+            cancel(cancellations)
+        case .finish(let finish):
+            if finish.shutdownBeganNow { notifySystemd(stoppingWithin: nil) }
+            let timers = storage.withLock { storage in
+                defer { storage.timers = [] }
+                return storage.timers
+            }
+            for timer in timers { timer.cancel() }
+            // Last cancels before the waiters: a waiter may be a main thread about to exit.
+            cancel(finish.cancel)
+            for waiter in finish.waiters { waiter(finish.report) }
+        }
+    }
+
+    private func cancel(_ cancellations: [Machine.Cancellation]) {
+        var released: [ObjectIdentifier] = []
+        for cancellation in cancellations {
+            if let procedure = cancellation.handle.procedure {
+                procedure.cancel(with: cancellation.cause.error)
+            } else {
+                released.append(cancellation.handle.key)
+            }
+        }
+        for key in released {
+            perform(storage.withLock { $0.machine.participantFinished(key) })
+        }
+    }
+
+    private func schedule(after delay: Duration, _ body: @escaping @Sendable (ShutdownCoordinator) -> Void) {
+        let timer = clock.schedule(after: delay) { [weak self] in
+            if let self { body(self) }
+        }
+        let kept = storage.withLock { storage -> Bool in
+            guard storage.machine.phase != .finished else { return false }
+            storage.timers.append(timer)
+            return true
+        }
+        if !kept { timer.cancel() }
+    }
+
+    private func notifySystemd(stoppingWithin timeout: Duration?) {
+        guard let systemdNotifier else { return }
+        do {
+            try systemdNotifier.notifyStopping(within: timeout)
+        } catch {
+            Self.warn("could not tell systemd about the shutdown at \(systemdNotifier.socketPath): \(error)")
+        }
+    }
+
+    /// Writes a warning that belongs to no procedure through the global log settings.
+    private static func warn(
+        _ message: String, file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        Log.write(.warning, message, subsystem: "ShutdownCoordinator", file: file, function: function, line: line)
+    }
+}
+
+extension ShutdownStateMachine.Cause {
+    /// The error a procedure cancelled for this cause carries.
+    var error: ProcedureKitError {
+        switch self {
+        case .shutdownRequested: .shutdownRequested()
+        case .gracePeriodExpired: .shutdownGracePeriodExpired()
+        }
+    }
+}

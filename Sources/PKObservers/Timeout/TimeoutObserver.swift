@@ -1,0 +1,73 @@
+import Foundation
+import PKCore
+
+/// Cancels a procedure that is still running when a time limit passes.
+///
+/// The timer starts in the procedure's WillExecute phase, just before `execute()`; for ``init(until:clock:)`` the
+/// interval is worked out at that moment. A zero or negative interval starts no timer. When the timer fires and the
+/// procedure is neither finished nor cancelled, it is cancelled with ``PKCore/ProcedureKitError/timedOut(with:)``
+/// carrying this observer's delay. The observer only cancels: finishing is up to the procedure, and one that ignores
+/// cancellation finishes later, still carrying the timeout error.
+///
+/// - A procedure cancelled before its timer fires keeps its own cancellation; one that finishes in time gets no
+///   timeout error (a cancel after finishing began is ignored).
+/// - With several timeout observers on one procedure, the earliest wins and its delay is in the error.
+/// - One observer value attached to several procedures times each of them separately.
+/// - The timer is cancelled, and released, when the procedure finishes: nothing fires late, and the observer keeps
+///   no reference to a finished procedure (the timer, which holds it until then, is released at finish).
+///
+/// Timers run on a ``PKCore/ProcedureClock``: ``PKCore/SystemClock`` by default, PKTesting's `ManualClock` in tests.
+/// Thread-safe: a value type whose per-procedure timers live in a shared, locked table.
+public struct TimeoutObserver: ProcedureObserver {
+
+    /// The limit: an interval from the start of `execute()`, or a deadline.
+    public let delay: Delay
+
+    private let clock: any ProcedureClock
+    private let timers: PerProcedureState<[any ScheduledAction]>
+
+    /// Times out the procedure `interval` seconds after it starts executing.
+    public init(by interval: TimeInterval, clock: any ProcedureClock = SystemClock()) {
+        self.init(delay: .by(interval), clock: clock)
+    }
+
+    /// Times out the procedure `duration` after it starts executing.
+    public init(by duration: Duration, clock: any ProcedureClock = SystemClock()) {
+        let parts = duration.components
+        self.init(delay: .by(Double(parts.seconds) + Double(parts.attoseconds) / 1e18), clock: clock)
+    }
+
+    /// Times out the procedure at `date` (measured on `clock`), if it is still running then.
+    public init(until date: Date, clock: any ProcedureClock = SystemClock()) {
+        self.init(delay: .until(date), clock: clock)
+    }
+
+    private init(delay: Delay, clock: any ProcedureClock) {
+        self.delay = delay
+        self.clock = clock
+        self.timers = PerProcedureState()
+    }
+
+    /// How many procedures this observer value has a timer for now; for tests.
+    var activeTimerCount: Int { timers.count }
+
+    /// Starts the timer, unless the interval has already run out.
+    public func will(execute procedure: Procedure, pendingExecute: PendingExecuteEvent) {
+        let interval = delay.interval(from: clock.now)
+        guard interval > 0 else { return }
+        let error = ProcedureKitError.timedOut(with: delay)
+        // The timer holds the procedure strongly until it fires or is cancelled at finish (a weak reference would
+        // give every timed procedure a side table, slowing each of its retains and releases). PERF(W12)
+        let timer = clock.schedule(after: .seconds(interval)) {
+            guard !procedure.isFinished, !procedure.isCancelled else { return }
+            procedure.cancel(with: error)
+        }
+        // The same value attached twice to one procedure keeps both timers: the earlier one wins.
+        timers.update(for: procedure, initial: []) { $0.append(timer) }
+    }
+
+    /// Cancels and releases the timer.
+    public func did(finish procedure: Procedure, withErrors errors: [any Error]) {
+        for timer in timers.remove(for: procedure) ?? [] { timer.cancel() }
+    }
+}

@@ -1,0 +1,125 @@
+import Dispatch
+import Foundation
+import PKTesting
+import Synchronization
+import Testing
+
+@testable import PKCore
+
+/// SystemClock's timer heap: one dispatch source for every scheduled action.
+@Suite struct TimerHeapTests {
+
+    private func uptime(after duration: Duration) -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds + UInt64(duration.components.seconds) * 1_000_000_000
+            + UInt64(duration.components.attoseconds / 1_000_000_000)
+    }
+
+    @Test func everyActionRunsAndNoneBeforeItsDeadline() {
+        let heap = TimerHeap(qos: .default)
+        let early = Atomic(0)
+        let group = DispatchGroup()
+        for index in 0..<200 {
+            let deadline = uptime(after: .microseconds((index * 7_919) % 20_000))
+            group.enter()
+            _ = heap.schedule(deadline: deadline) {
+                if DispatchTime.now().uptimeNanoseconds < deadline { early.add(1, ordering: .relaxed) }
+                group.leave()
+            }
+        }
+        #expect(group.wait(timeout: .now() + hangTimeout) == .success)
+        #expect(early.load(ordering: .relaxed) == 0)
+        #expect(heap.count == 0)
+    }
+
+    @Test func anActionEarlierThanTheArmedDeadlineRearmsTheSource() {
+        let heap = TimerHeap(qos: .default)
+        let late = heap.schedule(deadline: uptime(after: .seconds(3_600))) {}
+        let ran = DispatchSemaphore(value: 0)
+        _ = heap.schedule(deadline: uptime(after: .milliseconds(5))) { ran.signal() }
+        #expect(waitFor(ran, "the earlier action"))
+        #expect(heap.count == 1)
+        late.cancel()
+        #expect(heap.count == 0)
+    }
+
+    @Test func cancellingRemovesTheEntryAtOnceAndItNeverRuns() {
+        let heap = TimerHeap(qos: .default)
+        let runs = Atomic(0)
+        let entries = (0..<1_000).map { index in
+            heap.schedule(deadline: uptime(after: .milliseconds(20 + index % 50))) { runs.add(1, ordering: .relaxed) }
+        }
+        for entry in entries { entry.cancel() }
+        #expect(heap.count == 0)
+        let probe = DispatchSemaphore(value: 0)
+        _ = heap.schedule(deadline: uptime(after: .milliseconds(100))) { probe.signal() }
+        #expect(waitFor(probe, "an action after the cancelled ones' deadlines"))
+        #expect(runs.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func cancellingTwiceOrAfterRunningDoesNothing() {
+        let heap = TimerHeap(qos: .default)
+        let ran = DispatchSemaphore(value: 0)
+        let entry = heap.schedule(deadline: uptime(after: .milliseconds(1))) { ran.signal() }
+        #expect(waitFor(ran, "the action"))
+        entry.cancel()
+        entry.cancel()
+        #expect(heap.count == 0)
+        #expect(heap.isConsistent)
+    }
+
+    @Test func schedulesAndCancelsFromManyThreadsKeepTheHeapOrdered() {
+        let heap = TimerHeap(qos: .default)
+        let kept = Mutex<[TimerHeap.Entry]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { lane in
+            var mine: [TimerHeap.Entry] = []
+            for index in 0..<1_000 {
+                let entry = heap.schedule(deadline: uptime(after: .seconds(60 + (index * 31 + lane) % 97))) {}
+                if index.isMultiple(of: 2) { entry.cancel() } else { mine.append(entry) }
+            }
+            kept.withLock { $0 += mine }
+        }
+        #expect(heap.count == 4_000)
+        #expect(heap.isConsistent)
+        for entry in kept.withLock({ $0 }) { entry.cancel() }
+        #expect(heap.count == 0)
+    }
+
+    /// A timeout exists to cut short work that will not stop by itself, which may be CPU-bound work on every core.
+    /// Dispatch's global pool gives a queued block no new thread while its threads are running, so an action sent
+    /// there would wait for the very work it should stop.
+    @Test func anActionRunsWhileEveryPoolThreadSpinsWaitingForIt() {
+        let heap = TimerHeap(qos: .default)
+        let spinners = ProcessInfo.processInfo.activeProcessorCount + 1
+        let started = Atomic(0)
+        let stop = Atomic(false)
+        let stoppedByAction = Atomic(0)
+        let done = DispatchGroup()
+        for _ in 0..<spinners {
+            DispatchQueue.global().async(group: done) {
+                started.add(1, ordering: .relaxed)
+                // Capped at the hang timeout, so a failure ends instead of holding the cores.
+                let cap = ContinuousClock.now + .seconds(hangTimeout)
+                while !stop.load(ordering: .acquiring), ContinuousClock.now < cap {}
+                if stop.load(ordering: .acquiring) { stoppedByAction.add(1, ordering: .relaxed) }
+            }
+        }
+        // How many run at once is Dispatch's choice (one, on a loaded two-core machine): the action is due once
+        // the first spins.
+        while started.load(ordering: .relaxed) == 0 { usleep(100) }
+        _ = heap.schedule(deadline: uptime(after: .milliseconds(1))) { stop.store(true, ordering: .releasing) }
+        #expect(done.wait(timeout: .now() + hangTimeout * 2) == .success)
+        #expect(stoppedByAction.load(ordering: .relaxed) == spinners)
+    }
+
+    @Test func aCancelledActionIsReleasedAtOnce() async {
+        let heap = TimerHeap(qos: .default)
+        let leaks = LeakCheck()
+        do {
+            let probe = LeakProbe()
+            leaks.track(probe)
+            let entry = heap.schedule(deadline: uptime(after: .seconds(3_600))) { withExtendedLifetime(probe) {} }
+            entry.cancel()
+        }
+        await PKExpectReleased(leaks)
+    }
+}

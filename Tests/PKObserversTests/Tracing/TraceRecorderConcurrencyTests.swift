@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+import PKCore
+import PKObservers
+import PKTesting
+import Testing
+
+/// Many procedures at once on an unlimited queue, with traces written while they run (run it under
+/// ThreadSanitizer: `Scripts/test-tsan.sh PKObserversTests`).
+struct TraceRecorderConcurrencyTests {
+
+    @Test func manyProceduresOnAnUnlimitedQueueAreAllRecordedWhileTracesAreWritten() async throws {
+        let recorder = TraceRecorder()
+        let queue = ProcedureQueue(name: "busy")
+        queue.addObserver(recorder)
+        // 40 chains of 25, each link depending on the one before, plus groups and cancellations along the way.
+        let outcome = await onThreadOfItsOwn { () -> (procedures: Int, links: Int, snapshots: [Bool]) in
+            var procedures: [Procedure] = []
+            var links = 0
+            for chain in 0..<40 {
+                var previous: Procedure?
+                for link in 0..<25 {
+                    let procedure: Procedure
+                    if link % 10 == 9 {
+                        let group = GroupProcedure(operations: [TestProcedure(name: "c\(chain)l\(link) child")])
+                        group.name = "c\(chain)l\(link)"
+                        procedure = group
+                    } else {
+                        procedure = TestProcedure(name: "c\(chain)l\(link)")
+                    }
+                    if let previous {
+                        procedure.addDependency(previous)
+                        links += 1
+                    }
+                    procedures.append(procedure)
+                    previous = procedure
+                }
+            }
+            let writers = DispatchGroup()
+            let snapshots = PKMutex<[Bool]>([])
+            for _ in 0..<4 {
+                DispatchQueue.global().async(group: writers) {
+                    let valid = ParsedTrace(recorder.traceData()) != nil
+                    snapshots.withLock { $0.append(valid) }
+                }
+            }
+            queue.add(procedures: procedures)
+            for (index, procedure) in procedures.enumerated() where index % 97 == 0 { procedure.cancel() }
+            _ = ProcedureWaiter.wait(for: procedures, timeout: hangTimeout)
+            writers.wait()
+            queue.waitUntilAllOperationsAreFinished()
+            return (procedures.count, links, snapshots.withLock { $0 })
+        }
+        let trace = try #require(ParsedTrace(recorder.traceData()))
+        #expect(outcome.snapshots == [true, true, true, true])
+        #expect(trace.structuralProblems == [])
+        // Every chain link and every group child.
+        #expect(trace.slices.count == outcome.procedures + 40 * 2)
+        #expect(trace.slices.allSatisfy { $0.status != "unfinished" })
+        #expect(trace.flows("dependency").count == outcome.links)
+        #expect(trace.flows("child").count == 40 * 2)
+        #expect(trace.slices.filter { $0.status == "cancelled" }.count >= 1)
+    }
+}
