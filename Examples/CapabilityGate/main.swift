@@ -47,6 +47,7 @@ final class WriteReport: Procedure, @unchecked Sendable {
 
 /// The upload job: never runs here, because its service is unreachable.
 final class UploadReport: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: no stored state of its own; Procedure documents its locking.
     init(service: Capability.HostReachability) {
         super.init()
         name = "UploadReport"

@@ -83,7 +83,11 @@ struct LeakTests {
         let leaks = LeakCheck()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        let server = try LocalSocket(listening: 8)
+        defer { server.close() }
         do {
+            // ProcessPrivileges and HostReachability are values: the procedure holding their conditions is
+            // tracked (the reachability probe runs on a thread of its own, which must not keep it alive).
             let files = Capability.FileAccess(.write, at: directory.path)
             let consent = Capability.UserConsent(
                 title: "t", message: "m", provider: FakeConfirmationProvider(answer: .confirmed))
@@ -95,6 +99,7 @@ struct LeakTests {
             procedure.add(condition: AuthorizedFor(consent))
             procedure.add(condition: AuthorizedFor(credential))
             procedure.add(condition: AuthorizedFor(Capability.ProcessPrivileges([])))
+            procedure.add(condition: AuthorizedFor(Capability.HostReachability(host: "127.0.0.1", port: server.port)))
             leaks.track([files, consent, credential, procedure])
             await run(procedure)
             PKExpectProcedureFinished(procedure)

@@ -4,9 +4,11 @@ import PKTesting
 import Testing
 
 // Seed 004's capability snippet, with Linux capabilities in place of `Capability.Location(.whenInUse)`. The only
-// other change is `@unchecked Sendable`, which every Procedure subclass restates in Swift 6.
+// other changes are `@unchecked Sendable`, which every Procedure subclass restates in Swift 6, with the comment
+// saying why it is safe.
 
 final class DoSomethingWithPrivileges: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: no stored state of its own; Procedure documents its locking.
     override init() {
         super.init()
         name = "Privileges Operation"
@@ -21,6 +23,7 @@ final class DoSomethingWithPrivileges: Procedure, @unchecked Sendable {
 }
 
 final class DoSomethingWithFiles: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: `didExecute` is immutable, and its value is guarded by the Box's PKMutex.
     let didExecute = Box(false)
 
     init(path: String) {
