@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "PKCore", targets: ["PKCore"]),
         .library(name: "PKConditions", targets: ["PKConditions"]),
+        .library(name: "PKCapabilities", targets: ["PKCapabilities"]),
         .library(name: "PKTesting", targets: ["PKTesting"]),
         .library(name: "PKObservers", targets: ["PKObservers"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
@@ -20,12 +21,15 @@ let package = Package(
         .executable(name: "WeatherReport", targets: ["WeatherReport"]),
         .executable(name: "TraceDemo", targets: ["TraceDemo"]),
         .executable(name: "GracefulShutdown", targets: ["GracefulShutdown"]),
+        .executable(name: "CapabilityGate", targets: ["CapabilityGate"]),
     ],
     targets: [
         // MARK: - Libraries
         .target(name: "PKCore", swiftSettings: swiftSettings),
         .target(name: "PKConditions", dependencies: ["PKCore"], swiftSettings: swiftSettings),
-        .target(name: "PKTesting", dependencies: ["PKCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "PKCapabilities", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
+        .target(name: "PKTesting", dependencies: ["PKCore", "PKCapabilities"], swiftSettings: swiftSettings),
         .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
@@ -49,6 +53,9 @@ let package = Package(
         .executableTarget(
             name: "GracefulShutdown", dependencies: ["PKCore", "PKObservers"], path: "Examples/GracefulShutdown",
             swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "CapabilityGate", dependencies: ["PKCore", "PKConditions", "PKCapabilities"],
+            path: "Examples/CapabilityGate", swiftSettings: swiftSettings),
 
         // MARK: - Tests
         .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
@@ -62,6 +69,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PKMigrationTests", dependencies: ["PKCore", "PKConditions", "PKTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKCapabilitiesTests", dependencies: ["PKCapabilities", "PKConditions", "PKTesting"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests and PKObserversTests under ThreadSanitizer, in their own build directory (.build-tsan), so the
-# instrumented build never replaces the normal one.
+# Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests, PKObserversTests and PKCapabilitiesTests
+# under ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented build never replaces the
+# normal one.
 #
 # Usage: Scripts/test-tsan.sh [filter] [more arguments for `swift test`]
-#   Scripts/test-tsan.sh                     # PKCoreTests and PKStressTests
+#   Scripts/test-tsan.sh                     # every suite listed above
 #   Scripts/test-tsan.sh PKCoreTests.ProcedureQueueTests
 #
 # The filter is a `swift test --filter` regular expression. Set SCRATCH_PATH to use another build directory.
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests}"
+filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests}"
 if (($# > 0)); then shift; fi
 
 printf '\n==> Run the tests under ThreadSanitizer (filter: %s)\n' "$filter"

@@ -14,4 +14,5 @@
 //   ProcedureKit's helpers, so TestingProcedureKit suites port with an import change.
 // - `MutualExclusion`: resets the process-wide mutual-exclusion state between tests.
 // - `ManualClock`: a clock tests drive by hand.
+// - `TestableCapability`, `TestableCapabilityTestCase` and their checks: a capability for tests (PKCapabilities).
 @_exported import PKCore
