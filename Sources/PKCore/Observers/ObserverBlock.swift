@@ -41,18 +41,32 @@ enum ObserverBlock: Sendable {
 }
 
 /// Which observer events somebody attached wants; a "will" phase nobody wants is skipped (no token is made).
-struct ObserverEventKinds: OptionSet {
-    let rawValue: UInt8
+package struct ObserverEventKinds: OptionSet, Sendable {
+    package let rawValue: UInt8
 
-    static let didAttach = ObserverEventKinds(rawValue: 1 << 0)
-    static let willExecute = ObserverEventKinds(rawValue: 1 << 1)
-    static let didExecute = ObserverEventKinds(rawValue: 1 << 2)
-    static let didCancel = ObserverEventKinds(rawValue: 1 << 3)
-    static let willAdd = ObserverEventKinds(rawValue: 1 << 4)
-    static let didAdd = ObserverEventKinds(rawValue: 1 << 5)
-    static let willFinish = ObserverEventKinds(rawValue: 1 << 6)
-    static let didFinish = ObserverEventKinds(rawValue: 1 << 7)
-    static let all = ObserverEventKinds(rawValue: .max)
+    package init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    package static let didAttach = ObserverEventKinds(rawValue: 1 << 0)
+    package static let willExecute = ObserverEventKinds(rawValue: 1 << 1)
+    package static let didExecute = ObserverEventKinds(rawValue: 1 << 2)
+    package static let didCancel = ObserverEventKinds(rawValue: 1 << 3)
+    package static let willAdd = ObserverEventKinds(rawValue: 1 << 4)
+    package static let didAdd = ObserverEventKinds(rawValue: 1 << 5)
+    package static let willFinish = ObserverEventKinds(rawValue: 1 << 6)
+    package static let didFinish = ObserverEventKinds(rawValue: 1 << 7)
+    package static let all = ObserverEventKinds(rawValue: .max)
+}
+
+/// A framework observer that names the events it implements, so its procedure skips the rest: above all, no
+/// pending-event token for a "will" phase nobody waits on. Package-only: a user's ``ProcedureObserver`` may
+/// implement any event, so it gets them all.
+///
+/// PERF(W12): a TimeoutObserver on every procedure made a will-finish token for each.
+package protocol EventSelectingObserver: ProcedureObserver {
+    /// The events this observer implements.
+    static var observedEvents: ObserverEventKinds { get }
 }
 
 // MARK: - Typed blocks

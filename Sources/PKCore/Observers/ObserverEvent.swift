@@ -47,13 +47,16 @@ struct AnyProcedureObserver: Sendable {
     }
 
     private let storage: Storage
+    /// What an `EventSelectingObserver` named (`.all` for any other ``ProcedureObserver``).
+    private let observerKinds: ObserverEventKinds
 
-    /// The events this observer wants: one for a block, all of them for a ``ProcedureObserver``.
+    /// The events this observer wants: one for a block; for a ``ProcedureObserver``, those it names if it is an
+    /// `EventSelectingObserver`, otherwise all of them.
     var kinds: ObserverEventKinds {
         switch storage {
         case .block(let block): block.kind
         case .synchronizedBlock(let box): box.block.kind
-        case .observer: .all
+        case .observer: observerKinds
         }
     }
 
@@ -63,9 +66,11 @@ struct AnyProcedureObserver: Sendable {
         } else {
             storage = .block(block)
         }
+        observerKinds = .all
     }
 
     init<O: ProcedureObserver>(_ observer: O) {
+        observerKinds = (O.self as? any EventSelectingObserver.Type)?.observedEvents ?? .all
         if let synchronizer = observer.eventQueue {
             storage = .observer { event, procedure in
                 // The procedure's type was checked in `addObserver`, so the cast cannot fail.

@@ -17,14 +17,15 @@ import PKCore
 ///   no reference to a finished procedure (the timer, which holds it until then, is released at finish).
 ///
 /// Timers run on a ``PKCore/ProcedureClock``: ``PKCore/SystemClock`` by default, PKTesting's `ManualClock` in tests.
-/// Thread-safe: a value type whose per-procedure timers live in a shared, locked table.
+/// Thread-safe: a value type whose running timers live in a process-wide locked table.
 public struct TimeoutObserver: ProcedureObserver {
 
     /// The limit: an interval from the start of `execute()`, or a deadline.
     public let delay: Delay
 
     private let clock: any ProcedureClock
-    private let timers: PerProcedureState<[any ScheduledAction]>
+    /// This value's number in the table of running timers.
+    private let id: UInt64
 
     /// Times out the procedure `interval` seconds after it starts executing.
     public init(by interval: TimeInterval, clock: any ProcedureClock = SystemClock()) {
@@ -45,29 +46,39 @@ public struct TimeoutObserver: ProcedureObserver {
     private init(delay: Delay, clock: any ProcedureClock) {
         self.delay = delay
         self.clock = clock
-        self.timers = PerProcedureState()
+        self.id = TimeoutTimers.shared.makeObserverID()
     }
 
     /// How many procedures this observer value has a timer for now; for tests.
-    var activeTimerCount: Int { timers.count }
+    var activeTimerCount: Int { TimeoutTimers.shared.count(for: id) }
 
     /// Starts the timer, unless the interval has already run out.
     public func will(execute procedure: Procedure, pendingExecute: PendingExecuteEvent) {
-        let interval = delay.interval(from: clock.now)
+        let interval: TimeInterval
+        switch delay {
+        case .by(let seconds): interval = seconds  // PERF(W12): no need to read the clock
+        case .until(let date): interval = date.timeIntervalSince(clock.now)
+        }
         guard interval > 0 else { return }
-        let error = ProcedureKitError.timedOut(with: delay)
+        let delay = delay
         // The timer holds the procedure strongly until it fires or is cancelled at finish (a weak reference would
-        // give every timed procedure a side table, slowing each of its retains and releases). PERF(W12)
+        // give every timed procedure a side table, slowing each of its retains and releases). PERF(W12): the error
+        // is made only if the timer fires.
         let timer = clock.schedule(after: .seconds(interval)) {
             guard !procedure.isFinished, !procedure.isCancelled else { return }
-            procedure.cancel(with: error)
+            procedure.cancel(with: ProcedureKitError.timedOut(with: delay))
         }
         // The same value attached twice to one procedure keeps both timers: the earlier one wins.
-        timers.update(for: procedure, initial: []) { $0.append(timer) }
+        TimeoutTimers.shared.add(timer, observer: id, for: procedure)
     }
 
-    /// Cancels and releases the timer.
+    /// Cancels and releases the procedure's timers (this observer's and any other timeout observer's).
     public func did(finish procedure: Procedure, withErrors errors: [any Error]) {
-        for timer in timers.remove(for: procedure) ?? [] { timer.cancel() }
+        TimeoutTimers.shared.cancelAll(for: procedure)
     }
+}
+
+extension TimeoutObserver: EventSelectingObserver {
+    /// It starts its timer at WillExecute and stops it at DidFinish; nothing else.
+    package static let observedEvents: ObserverEventKinds = [.willExecute, .didFinish]
 }
