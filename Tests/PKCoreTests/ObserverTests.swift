@@ -294,3 +294,51 @@ private final class GenericFieldsProcedure<Value: Sendable>: Procedure, @uncheck
 
     override func execute() { finish() }
 }
+
+/// A framework-style observer that names the events it implements: its procedure skips the others.
+private struct SelectiveRecorder: EventSelectingObserver {
+    final class Log: Sendable {
+        let events = Mutex<[String]>([])
+    }
+
+    static let observedEvents: ObserverEventKinds = [.didFinish]
+    let log = Log()
+
+    var recorded: [String] { log.events.withLock { $0 } }
+
+    func will(execute procedure: Procedure, pendingExecute: PendingExecuteEvent) {
+        log.events.withLock { $0.append("willExecute") }
+    }
+
+    func will(finish procedure: Procedure, withErrors errors: [any Error], pendingFinish: PendingFinishEvent) {
+        log.events.withLock { $0.append("willFinish") }
+    }
+
+    func did(finish procedure: Procedure, withErrors errors: [any Error]) {
+        log.events.withLock { $0.append("didFinish") }
+    }
+}
+
+struct EventSelectingObserverTests {
+
+    @Test func anObserverThatNamesItsEventsGetsOnlyThoseWhenAloneOnItsProcedure() {
+        let recorder = SelectiveRecorder()
+        let procedure = BlockProcedure {}
+        procedure.addObserver(recorder)
+        ProcedureQueue().add(procedure: procedure)
+        #expect(waitForAll(procedure))
+        #expect(recorder.recorded == ["didFinish"])
+    }
+
+    @Test func anotherObserverWantingMoreEventsStillGetsThem() {
+        let recorder = SelectiveRecorder()
+        let willFinish = Atomic(0)
+        let procedure = BlockProcedure {}
+        procedure.addObserver(recorder)
+        procedure.addWillFinishBlockObserver(block: { _, _, _ in willFinish.add(1, ordering: .relaxed) })
+        ProcedureQueue().add(procedure: procedure)
+        #expect(waitForAll(procedure))
+        #expect(willFinish.load(ordering: .relaxed) == 1)
+        #expect(recorder.recorded.last == "didFinish")
+    }
+}
