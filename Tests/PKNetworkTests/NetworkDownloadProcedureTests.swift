@@ -26,7 +26,7 @@ struct NetworkDownloadProcedureTests {
         let server = try #require(TestServer.start())
         let directory = makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let size = 64 << 20
+        let size = 96 << 20
         let before = residentBytes()
         let download = NetworkDownloadProcedure(
             session: testSession, request: server.request("/bytes?size=\(size)"), downloadDirectory: directory)
@@ -34,8 +34,13 @@ struct NetworkDownloadProcedureTests {
         let grown = residentBytes() - before
         let file = try #require(download.output.success?.payload)
         #expect(fileHoldsPattern(file, size: size))
-        // The body goes to disk, so the process does not grow by anything like the 64 MB it downloaded.
-        #expect(grown < 32 << 20, "resident memory grew by \(grown >> 20) MB")
+        // The body goes to disk, so the process does not grow by anything like the 96 MB it downloaded. Not under
+        // ThreadSanitizer, whose shadow memory grows with every byte any parallel test touches.
+        #if !PK_TSAN
+            #expect(grown < size / 2, "resident memory grew by \(grown >> 20) MB")
+        #else
+            _ = grown
+        #endif
     }
 
     @Test func errorBodiesAreDownloadedToo() async throws {
