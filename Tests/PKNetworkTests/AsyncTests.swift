@@ -23,9 +23,9 @@ struct AsyncTests {
 
     @Test func cancellingTheTaskCancelsTheRequest() async throws {
         let server = try #require(TestServer.start())
-        let fetch = NetworkDataProcedure(session: testSession, request: server.request("/slow?ms=10000"))
+        let fetch = NetworkDataProcedure(session: testSession, request: server.request("/slow?ms=90000"))
         let task = Task { try await ProcedureQueue().run(fetch) }
-        await eventually("the request to start") { fetch.isExecuting }
+        await eventually("the request to start", timeout: startTimeout) { fetch.isExecuting }
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { try result.get() }

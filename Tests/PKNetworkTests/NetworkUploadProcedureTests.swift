@@ -3,6 +3,10 @@ import PKNetwork
 import PKTesting
 import Testing
 
+// Checks on errors are evaluated before #expect: on failure Swift Testing reflects the operands, and reflecting
+// values such as FoundationNetworking's URLError (whose user info holds the task) is the likely cause of a crash
+// seen once in a full run.
+
 struct NetworkUploadProcedureTests {
 
     @Test(arguments: ["POST", "PUT"])
@@ -49,7 +53,8 @@ struct NetworkUploadProcedureTests {
     @Test func missingInputFailsWithRequirementNotSatisfied() async {
         let upload = NetworkUploadProcedure(session: testSession)
         await run(upload)
-        #expect((upload.error as? ProcedureKitError)?.context == .requirementNotSatisfied)
+        let check1 = (upload.error as? ProcedureKitError)?.context == .requirementNotSatisfied
+        #expect(check1)
     }
 
     @Test func validationFailureCarriesStatusAndBody() async throws {
@@ -59,7 +64,9 @@ struct NetworkUploadProcedureTests {
         ).validate()
         await run(upload)
         let error = try #require(upload.error as? HTTPStatusError)
-        #expect(error.code == .unprocessableEntity)
-        #expect(error.bodyText == "status 422")
+        let check2 = error.code == .unprocessableEntity
+        #expect(check2)
+        let check3 = error.bodyText == "status 422"
+        #expect(check3)
     }
 }

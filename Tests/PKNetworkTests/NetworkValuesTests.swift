@@ -3,6 +3,10 @@ import Testing
 
 @testable import PKNetwork
 
+// Checks on errors are evaluated before #expect: on failure Swift Testing reflects the operands, and reflecting
+// values such as FoundationNetworking's URLError (whose user info holds the task) is the likely cause of a crash
+// seen once in a full run.
+
 struct NetworkValuesTests {
 
     @Test(arguments: [
@@ -13,8 +17,10 @@ struct NetworkValuesTests {
         #expect(status.isInformational == (kind == "informational"))
         #expect(status.isSuccess == (kind == "success"))
         #expect(status.isRedirection == (kind == "redirection"))
-        #expect(status.isClientError == (kind == "client"))
-        #expect(status.isServerError == (kind == "server"))
+        let check1 = status.isClientError == (kind == "client")
+        #expect(check1)
+        let check2 = status.isServerError == (kind == "server")
+        #expect(check2)
         #expect(!status.localizedReason.isEmpty)
     }
 
@@ -30,23 +36,30 @@ struct NetworkValuesTests {
     ])
     func networkErrorClassification(code: URLError.Code, transient: Bool, timeout: Bool) {
         let error = ProcedureKitNetworkError(URLError(code))
-        #expect(error.isTransientError == transient)
-        #expect(error.isTimeoutError == timeout)
-        #expect(error.errorCode == code.rawValue)
+        let check3 = error.isTransientError == transient
+        #expect(check3)
+        let check4 = error.isTimeoutError == timeout
+        #expect(check4)
+        let check5 = error.errorCode == code.rawValue
+        #expect(check5)
     }
 
     @Test func timeoutObserverErrorIsATimeout() {
-        #expect(ProcedureKitNetworkError(ProcedureKitError.timedOut(with: .by(1))).isTimeoutError)
+        let check6 = ProcedureKitNetworkError(ProcedureKitError.timedOut(with: .by(1))).isTimeoutError
+        #expect(check6)
     }
 
     @Test func waitForReachabilityCodesAreApples() {
-        #expect(ProcedureKitNetworkError(URLError(.notConnectedToInternet)).waitForReachabilityChangeBeforeRetrying)
-        #expect(!ProcedureKitNetworkError(URLError(.cannotConnectToHost)).waitForReachabilityChangeBeforeRetrying)
+        let check7 = ProcedureKitNetworkError(URLError(.notConnectedToInternet)).waitForReachabilityChangeBeforeRetrying
+        #expect(check7)
+        let check8 = !ProcedureKitNetworkError(URLError(.cannotConnectToHost)).waitForReachabilityChangeBeforeRetrying
+        #expect(check8)
     }
 
     @Test func wrappingTwiceKeepsTheUnderlyingError() {
         let error = ProcedureKitNetworkError(ProcedureKitNetworkError(URLError(.timedOut)))
-        #expect(error.underlyingError is URLError)
+        let check9 = error.underlyingError is URLError
+        #expect(check9)
     }
 
     @Test func retryAfterReadsSecondsAndHTTPDates() {

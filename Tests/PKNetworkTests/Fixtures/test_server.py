@@ -151,12 +151,19 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.reply(404, b"no such route")
 
-    do_GET = handle_any
-    do_HEAD = handle_any
-    do_POST = handle_any
-    do_PUT = handle_any
-    do_PATCH = handle_any
-    do_DELETE = handle_any
+    def handle_quietly(self):
+        # A client that cancels closes its end: writing to it then fails, which is no error of the server's.
+        try:
+            self.handle_any()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    do_GET = handle_quietly
+    do_HEAD = handle_quietly
+    do_POST = handle_quietly
+    do_PUT = handle_quietly
+    do_PATCH = handle_quietly
+    do_DELETE = handle_quietly
 
 
 class Server(ThreadingHTTPServer):

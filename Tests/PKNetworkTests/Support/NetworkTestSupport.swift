@@ -14,6 +14,11 @@ func run(_ procedures: Procedure..., sourceLocation: SourceLocation = #_sourceLo
     return await finished(procedures, sourceLocation: sourceLocation)
 }
 
+/// How long a test waits for a procedure to start executing: longer than the hang timeout, because under the full
+/// suite on two cores a queue has been seen to start a procedure only after 20 s. The slow routes those tests use
+/// take longer still, so the request cannot complete before the test cancels it.
+let startTimeout: TimeInterval = 60
+
 /// Suspends until `procedures` have all finished; records an issue (instead of hanging) after the hang timeout.
 @discardableResult
 func finished(_ procedures: [Procedure], sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
@@ -28,9 +33,10 @@ func finished(_ procedures: [Procedure], sourceLocation: SourceLocation = #_sour
 /// Suspends until `condition` holds, polling; records an issue (instead of hanging) after the hang timeout.
 @discardableResult
 func eventually(
-    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: @Sendable () -> Bool
+    _ what: String, timeout: TimeInterval = hangTimeout, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: @Sendable () -> Bool
 ) async -> Bool {
-    let deadline = Date().addingTimeInterval(hangTimeout)
+    let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
         if Date() >= deadline {
             Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
