@@ -80,12 +80,16 @@ open class NetworkProcedure<T: Procedure & NetworkOperation>: RetryProcedure<T>,
 }
 
 /// A weak reference to the network procedure, for its recovery handler (which the procedure itself holds).
-final class RecoveryTarget<T: Procedure & NetworkOperation>: @unchecked Sendable {
-    // @unchecked Sendable: `procedure` is set once, in the procedure's init, before the handler can run, and
-    // only read afterwards (in the procedure's event context).
-    private(set) weak var procedure: NetworkProcedure<T>?
+final class RecoveryTarget<T: Procedure & NetworkOperation>: Sendable {
+    private struct Reference {
+        weak var procedure: NetworkProcedure<T>?
+    }
 
-    func set(_ procedure: NetworkProcedure<T>) { self.procedure = procedure }
+    private let reference = PKMutex(Reference())
+
+    var procedure: NetworkProcedure<T>? { reference.withLock { $0.procedure } }
+
+    func set(_ procedure: NetworkProcedure<T>) { reference.withLock { $0.procedure = procedure } }
 }
 
 /// The attempts `body` makes, each with the backoff's next wait.
