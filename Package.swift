@@ -16,12 +16,14 @@ let package = Package(
         .library(name: "PKCapabilities", targets: ["PKCapabilities"]),
         .library(name: "PKTesting", targets: ["PKTesting"]),
         .library(name: "PKObservers", targets: ["PKObservers"]),
+        .library(name: "PKNetwork", targets: ["PKNetwork"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
         .executable(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .executable(name: "WeatherReport", targets: ["WeatherReport"]),
         .executable(name: "TraceDemo", targets: ["TraceDemo"]),
         .executable(name: "GracefulShutdown", targets: ["GracefulShutdown"]),
         .executable(name: "CapabilityGate", targets: ["CapabilityGate"]),
+        .executable(name: "NetworkFetch", targets: ["NetworkFetch"]),
     ],
     targets: [
         // MARK: - Libraries
@@ -31,10 +33,11 @@ let package = Package(
             name: "PKCapabilities", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
         .target(name: "PKTesting", dependencies: ["PKCore", "PKCapabilities"], swiftSettings: swiftSettings),
         .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
+        .target(name: "PKNetwork", dependencies: ["PKCore", "PKObservers"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
         .executableTarget(
-            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions", "PKObservers"],
+            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions", "PKObservers", "PKNetwork"],
             swiftSettings: swiftSettings),
 
         // MARK: - Examples
@@ -56,6 +59,9 @@ let package = Package(
         .executableTarget(
             name: "CapabilityGate", dependencies: ["PKCore", "PKConditions", "PKCapabilities"],
             path: "Examples/CapabilityGate", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "NetworkFetch", dependencies: ["PKCore", "PKNetwork"], path: "Examples/NetworkFetch",
+            swiftSettings: swiftSettings),
 
         // MARK: - Tests
         .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
@@ -72,6 +78,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PKCapabilitiesTests", dependencies: ["PKCapabilities", "PKConditions", "PKTesting"],
+            swiftSettings: swiftSettings),
+        // The HTTP test server (a python3 script) is found through #filePath, not bundled as a resource.
+        .testTarget(
+            name: "PKNetworkTests", dependencies: ["PKNetwork", "PKObservers", "PKTesting"], exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -2,6 +2,8 @@
 # Builds the benchmark in release mode and runs it: every contender in one process, alternately, medians and
 # ratios in one table. Arguments go to the benchmark: --quick (small sizes, for CI smoke), --json.
 # The benchmark never fails on a figure; it reports which targets were met.
+# W14/W15 (PKNetwork against plain URLSession) start PKNetworkTests' loopback python3 server
+# (Tests/PKNetworkTests/Fixtures/test_server.py); without python3 they are skipped with a message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-examples=(HelloProcedure ImagePipeline WeatherReport GracefulShutdown TraceDemo CapabilityGate)
+examples=(HelloProcedure ImagePipeline WeatherReport GracefulShutdown TraceDemo CapabilityGate NetworkFetch)
 
 scratch=()
 if [[ -n "${SCRATCH_PATH:-}" ]]; then scratch=(--scratch-path "$SCRATCH_PATH"); fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests, PKObserversTests and PKCapabilitiesTests
-# under ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented build never replaces the
-# normal one.
+# Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests, PKObserversTests, PKCapabilitiesTests and
+# PKNetworkTests under ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented build never
+# replaces the normal one.
 #
 # Usage: Scripts/test-tsan.sh [filter] [more arguments for `swift test`]
 #   Scripts/test-tsan.sh                     # every suite listed above
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests}"
+filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests|PKNetworkTests}"
 if (($# > 0)); then shift; fi
 
 printf '\n==> Run the tests under ThreadSanitizer (filter: %s)\n' "$filter"

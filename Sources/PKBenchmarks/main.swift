@@ -320,6 +320,66 @@ if selected("W13") {
     report(w13, run(w13, repetitions: repetitions))
 }
 
+// W14 and W15: PKNetwork's overhead over plain URLSession, against the same loopback server (python3).
+if selected("W14") || selected("W15") {
+    if let server = BenchmarkServer() {
+        let width = 16
+        let session = benchmarkSession(width: width)
+        if selected("W14") {
+            let gets = quick ? 200 : 2_000
+            let w14 = Workload(
+                id: "W14", title: "\(gets) small GETs, \(width) at a time (loopback)", operations: gets,
+                contenders: [
+                    (
+                        "NetworkDataProcedure, queue width 16",
+                        {
+                            networkDataProcedures(gets, width: width, server: server, session: session)
+                        }
+                    ),
+                    (
+                        "URLSession dataTask, 16 in flight",
+                        {
+                            urlSessionDataTasks(gets, width: width, server: server, session: session)
+                        }
+                    ),
+                ],
+                target: { m in
+                    let r = ratio(m, "NetworkDataProcedure, queue width 16", "URLSession dataTask, 16 in flight")
+                    return (String(format: "≤1.1×URLSession (%.2f)", r), r <= 1.1)
+                })
+            report(w14, run(w14, repetitions: repetitions))
+        }
+        if selected("W15") {
+            let size = quick ? 8 << 20 : 100 << 20
+            let before = heapBytesInUse() ?? 0
+            var grown = 0
+            let w15 = Workload(
+                id: "W15", title: "download of \(size >> 20) MB (loopback)", operations: 1,
+                contenders: [
+                    (
+                        "NetworkDownloadProcedure",
+                        {
+                            networkDownloadProcedure(size: size, server: server, session: session)
+                            grown = max(grown, (heapBytesInUse() ?? 0) - before)
+                        }
+                    ),
+                    ("URLSession downloadTask", { urlSessionDownload(size: size, server: server, session: session) }),
+                ],
+                target: { m in
+                    let r = ratio(m, "NetworkDownloadProcedure", "URLSession downloadTask")
+                    return (
+                        String(format: "≤1.05×URLSession (%.2f), resident growth %d MB", r, grown >> 20),
+                        r <= 1.05 && grown < size / 4
+                    )
+                })
+            report(w15, run(w15, repetitions: repetitions))
+        }
+        session.finishTasksAndInvalidate()
+    } else {
+        FileHandle.standardError.write(Data("W14/W15 skipped: python3 could not start the loopback server\n".utf8))
+    }
+}
+
 // A million-long chain must run and deallocate without crashing (full runs only).
 if !quick && selected("chain") {
     let seconds = measure { procedureQueueChain(1_000_000) }

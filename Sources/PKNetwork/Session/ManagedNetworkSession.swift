@@ -1,0 +1,103 @@
+import Foundation
+import PKCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A `URLSession` owned by PKNetwork: tasks asked for after it is invalidated fail with
+/// ``NetworkSessionError/invalidated`` instead of crashing, and it invalidates itself when released, so the
+/// session (and its delegate) never outlive their last user.
+///
+/// FoundationNetworking ends the process with `fatalError("Session invalidated")` when a task is created on an
+/// invalidated `URLSession`, and keeps a session's delegate until the session is invalidated. Share one
+/// `ManagedNetworkSession` between many procedures; its default configuration is `.ephemeral` (no on-disk cache
+/// or cookies).
+///
+/// Thread-safe. Task creation and invalidation are serialized by a lock, so no task is created on a session that
+/// is being invalidated.
+public final class ManagedNetworkSession: NetworkSession {
+
+    /// The wrapped session. Do not invalidate it directly: use ``invalidateAndCancel()`` or
+    /// ``finishTasksAndInvalidate()``.
+    public let session: URLSession
+
+    /// `true` once invalidated; task creation happens under this lock (Foundation code only, never user code).
+    private let invalidated = PKMutex(false)
+
+    /// Creates a session with `configuration` (`.ephemeral` by default) and no delegate.
+    ///
+    /// On Linux a fractional `timeoutIntervalForRequest` is rounded up to whole seconds: FoundationNetworking
+    /// truncates it, so 0.5 s fired after a millisecond or so.
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        #if canImport(FoundationNetworking)
+            let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+            let interval = configuration.timeoutIntervalForRequest
+            if interval > 0, interval.rounded(.down) != interval {
+                configuration.timeoutIntervalForRequest = interval.rounded(.up)
+            }
+        #endif
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        let wasInvalidated = invalidated.withLock { $0 }
+        if !wasInvalidated { session.finishTasksAndInvalidate() }
+    }
+
+    /// Whether the session has been invalidated.
+    public var isInvalidated: Bool { invalidated.withLock { $0 } }
+
+    /// Cancels every task and invalidates the session; later tasks fail with ``NetworkSessionError/invalidated``.
+    public func invalidateAndCancel() {
+        invalidated.withLock { invalidated in
+            guard !invalidated else { return }
+            invalidated = true
+            session.invalidateAndCancel()
+        }
+    }
+
+    /// Lets running tasks finish and invalidates the session; later tasks fail with
+    /// ``NetworkSessionError/invalidated``.
+    public func finishTasksAndInvalidate() {
+        invalidated.withLock { invalidated in
+            guard !invalidated else { return }
+            invalidated = true
+            session.finishTasksAndInvalidate()
+        }
+    }
+
+    /// Makes a data task, or a task failing with ``NetworkSessionError/invalidated``.
+    public func makeDataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkDataTask {
+        let task: (any NetworkDataTask)? = invalidated.withLock { invalidated in
+            invalidated ? nil : session.makeDataTask(with: request, completionHandler: completionHandler)
+        }
+        return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
+    }
+
+    /// Makes a download task, or a task failing with ``NetworkSessionError/invalidated``.
+    public func makeDownloadTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkDownloadTask {
+        let task: (any NetworkDownloadTask)? = invalidated.withLock { invalidated in
+            invalidated ? nil : session.makeDownloadTask(with: request, completionHandler: completionHandler)
+        }
+        return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
+    }
+
+    /// Makes an upload task, or a task failing with ``NetworkSessionError/invalidated``.
+    public func makeUploadTask(
+        with request: URLRequest, from bodyData: Data?,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkUploadTask {
+        let task: (any NetworkUploadTask)? = invalidated.withLock { invalidated in
+            invalidated
+                ? nil : session.makeUploadTask(with: request, from: bodyData, completionHandler: completionHandler)
+        }
+        return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
+    }
+}

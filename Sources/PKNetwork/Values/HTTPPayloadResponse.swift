@@ -1,0 +1,38 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a response carries: a payload and its `HTTPURLResponse`.
+public protocol HTTPPayloadResponseProtocol: Sendable {
+    /// The type of the payload.
+    associatedtype Payload: Sendable
+    /// The payload: the body (``NetworkDataProcedure``, ``NetworkUploadProcedure``) or the file holding it
+    /// (``NetworkDownloadProcedure``).
+    var payload: Payload? { get }
+    /// The HTTP response.
+    var response: HTTPURLResponse { get }
+}
+
+/// A payload and the `HTTPURLResponse` it came with: the output of PKNetwork's procedures.
+public struct HTTPPayloadResponse<Payload: Sendable>: HTTPPayloadResponseProtocol {
+    /// The payload.
+    public var payload: Payload?
+    /// The HTTP response.
+    public var response: HTTPURLResponse
+
+    /// Creates a payload response.
+    public init(payload: Payload?, response: HTTPURLResponse) {
+        self.payload = payload
+        self.response = response
+    }
+
+    /// The response's status code.
+    public var statusCode: Int { response.statusCode }
+}
+
+extension HTTPURLResponse {
+    /// The status code as an ``HTTPStatusCode``, or `nil` for a code it does not name.
+    public var code: HTTPStatusCode? { HTTPStatusCode(rawValue: statusCode) }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An error from a network attempt, classified for retrying: ProcedureKit's `ProcedureKitNetworkError`.
+///
+/// The classifications cover what FoundationNetworking reports on Linux, where most failures have only a few
+/// distinct codes: connection refused (-1004), DNS failure (-1003), reset (-1005), an empty reply (-1011), a timeout
+/// (-1001), and -1 for everything else, short bodies included.
+public struct ProcedureKitNetworkError: Error, Sendable, CustomStringConvertible {
+
+    /// The error being classified.
+    public let underlyingError: any Error
+
+    /// Wraps `underlyingError`.
+    public init(_ underlyingError: any Error) {
+        if let wrapped = underlyingError as? ProcedureKitNetworkError {
+            self = wrapped
+        } else {
+            self.underlyingError = underlyingError
+        }
+    }
+
+    /// The underlying error's `NSError` code (a `URLError.Code` raw value for URL loading errors).
+    public var errorCode: Int {
+        if let urlError = underlyingError as? URLError { return urlError.errorCode }
+        return (underlyingError as NSError).code
+    }
+
+    private var urlErrorCode: URLError.Code? {
+        (underlyingError as? URLError)?.code
+    }
+
+    /// Whether the connection failed in a way that may succeed when tried again: lost, reset, refused, an empty
+    /// reply, or a transfer that ended early (FoundationNetworking's -1). ProcedureKit counted only a lost
+    /// connection. ``NetworkProcedure`` retries these only for idempotent requests unless told otherwise.
+    public var isTransientError: Bool {
+        guard let code = urlErrorCode else { return false }
+        switch code {
+        case .networkConnectionLost, .cannotConnectToHost, .badServerResponse, .cannotFindHost,
+            .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed:
+            return true
+        default:
+            return code.rawValue == -1
+        }
+    }
+
+    /// Whether the attempt timed out: a ``PKCore/ProcedureKitError`` `timedOut` (from a `TimeoutObserver`) or
+    /// `URLError.timedOut`.
+    public var isTimeoutError: Bool {
+        if let error = underlyingError as? ProcedureKitError, case .timedOut = error.context { return true }
+        return urlErrorCode == .timedOut
+    }
+
+    /// Whether the error says the device has no usable network, so retrying should wait for connectivity.
+    ///
+    /// These codes are Apple's; FoundationNetworking never reports them. ``NetworkProcedure`` therefore also
+    /// asks its ``ConnectivityProvider`` after a connection-level failure.
+    public var waitForReachabilityChangeBeforeRetrying: Bool {
+        switch urlErrorCode {
+        case .notConnectedToInternet?, .internationalRoamingOff?, .callIsActive?, .dataNotAllowed?: true
+        default: false
+        }
+    }
+
+    /// Whether the failure happened at the connection level (no HTTP response): the transient codes and timeouts.
+    public var isConnectionLevelError: Bool { isTransientError || isTimeoutError }
+
+    /// A description naming the underlying error.
+    public var description: String { "ProcedureKitNetworkError(\(underlyingError))" }
+}

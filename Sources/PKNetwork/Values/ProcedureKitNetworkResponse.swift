@@ -1,0 +1,28 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An attempt's outcome as ``NetworkProcedure``'s recovery sees it: the HTTP response, if any, and the error, if any.
+public struct ProcedureKitNetworkResponse: Sendable {
+    /// The HTTP response, or `nil` when there was none.
+    public let response: HTTPURLResponse?
+    /// The error, classified, or `nil` when the attempt finished without one.
+    public let error: ProcedureKitNetworkError?
+
+    /// Creates a network response.
+    public init(response: HTTPURLResponse?, error: ProcedureKitNetworkError?) {
+        self.response = response
+        self.error = error
+    }
+
+    /// The response's status code as an ``HTTPStatusCode``, or the status in an ``HTTPStatusError``.
+    public var httpStatusCode: HTTPStatusCode? {
+        if let response { return response.code }
+        if let status = error?.underlyingError as? HTTPStatusError {
+            return HTTPStatusCode(rawValue: status.statusCode)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import PKNetwork
+
+/// A task that only counts calls: the state machine never runs it.
+private final class CountingTask: NetworkDataTask {
+    func resume() {}
+    func cancel() {}
+}
+
+struct NetworkTaskStateMachineTests {
+
+    @Test func taskMadeWhileIdleIsResumed() {
+        var machine = NetworkTaskStateMachine()
+        guard case .resume = machine.taskMade(CountingTask()) else {
+            Issue.record("expected resume")
+            return
+        }
+        guard case .running = machine.state else {
+            Issue.record("expected running")
+            return
+        }
+    }
+
+    @Test func taskMadeAfterACancelIsResumedAndCancelled() {
+        var machine = NetworkTaskStateMachine()
+        guard case .none = machine.cancel() else {
+            Issue.record("expected none")
+            return
+        }
+        guard case .resumeAndCancel = machine.taskMade(CountingTask()) else {
+            Issue.record("expected resumeAndCancel")
+            return
+        }
+        let completed = machine.taskCompleted()
+        #expect(completed)
+    }
+
+    @Test func cancelWhileRunningCancelsTheTaskOnce() {
+        var machine = NetworkTaskStateMachine()
+        _ = machine.taskMade(CountingTask())
+        guard case .cancel = machine.cancel() else {
+            Issue.record("expected cancel")
+            return
+        }
+        guard case .none = machine.cancel() else {
+            Issue.record("expected none")
+            return
+        }
+    }
+
+    @Test func completionDropsTheTaskAndARepeatIsIgnored() {
+        var machine = NetworkTaskStateMachine()
+        _ = machine.taskMade(CountingTask())
+        let completed = machine.taskCompleted()
+        #expect(completed)
+        guard case .completed = machine.state else {
+            Issue.record("expected completed")
+            return
+        }
+        let repeated = machine.taskCompleted()
+        #expect(!repeated)
+        guard case .none = machine.cancel() else {
+            Issue.record("expected none")
+            return
+        }
+    }
+
+    @Test func cancelTwiceBeforeTheTaskIsHarmless() {
+        var machine = NetworkTaskStateMachine()
+        _ = machine.cancel()
+        guard case .none = machine.cancel() else {
+            Issue.record("expected none")
+            return
+        }
+    }
+}
