@@ -295,14 +295,17 @@ private final class GenericFieldsProcedure<Value: Sendable>: Procedure, @uncheck
     override func execute() { finish() }
 }
 
-/// A framework-style observer that names the events it implements: its procedure skips the others.
+/// A framework-style observer that names the events it implements: its procedure skips the others. It signals
+/// `finished` at DidFinish, so a test waits for it without adding an observer of its own.
 private struct SelectiveRecorder: EventSelectingObserver {
     final class Log: Sendable {
         let events = Mutex<[String]>([])
+        let finished = DispatchSemaphore(value: 0)
     }
 
-    static let observedEvents: ObserverEventKinds = [.didFinish]
     let log = Log()
+
+    var observedEvents: ObserverEventKinds { [.didFinish] }
 
     var recorded: [String] { log.events.withLock { $0 } }
 
@@ -316,6 +319,7 @@ private struct SelectiveRecorder: EventSelectingObserver {
 
     func did(finish procedure: Procedure, withErrors errors: [any Error]) {
         log.events.withLock { $0.append("didFinish") }
+        log.finished.signal()
     }
 }
 
@@ -326,19 +330,26 @@ struct EventSelectingObserverTests {
         let procedure = BlockProcedure {}
         procedure.addObserver(recorder)
         ProcedureQueue().add(procedure: procedure)
-        #expect(waitForAll(procedure))
+        #expect(waitFor(recorder.log.finished, "the procedure"))
         #expect(recorder.recorded == ["didFinish"])
     }
 
-    @Test func anotherObserverWantingMoreEventsStillGetsThem() {
+    @Test func anotherObserverWantingMoreEventsMakesTheProcedureDeliverThemToAll() {
         let recorder = SelectiveRecorder()
         let willFinish = Atomic(0)
         let procedure = BlockProcedure {}
         procedure.addObserver(recorder)
         procedure.addWillFinishBlockObserver(block: { _, _, _ in willFinish.add(1, ordering: .relaxed) })
         ProcedureQueue().add(procedure: procedure)
-        #expect(waitForAll(procedure))
+        #expect(waitFor(recorder.log.finished, "the procedure"))
         #expect(willFinish.load(ordering: .relaxed) == 1)
-        #expect(recorder.recorded.last == "didFinish")
+        #expect(recorder.recorded == ["willFinish", "didFinish"])
+    }
+
+    @Test func aBlockObserverNamesTheEventsItHasBlocksFor() {
+        let observer = BlockObserver<Procedure>(didCancel: { _, _ in }, didFinish: { _, _ in })
+        #expect(observer.observedEvents == [.didCancel, .didFinish])
+        #expect(AnyProcedureObserver(observer).kinds == [.didCancel, .didFinish])
+        #expect(BlockObserver<Procedure>().observedEvents == [])
     }
 }

@@ -71,3 +71,20 @@ public struct BlockObserver<P: Procedure>: ProcedureObserver {
     /// Calls the `didFinish` closure.
     public func did(finish procedure: P, withErrors errors: [any Error]) { didFinish?(procedure, errors) }
 }
+
+extension BlockObserver: EventSelectingObserver {
+    /// The events it has a block for (PERF: a BlockObserver for DidFinish alone, as waiters add, makes its
+    /// procedure no will-execute or will-finish token).
+    package var observedEvents: ObserverEventKinds {
+        var kinds: ObserverEventKinds = []
+        if didAttach != nil { kinds.insert(.didAttach) }
+        if willExecute != nil { kinds.insert(.willExecute) }
+        if didExecute != nil { kinds.insert(.didExecute) }
+        if didCancel != nil { kinds.insert(.didCancel) }
+        if willAdd != nil { kinds.insert(.willAdd) }
+        if didAdd != nil { kinds.insert(.didAdd) }
+        if willFinish != nil { kinds.insert(.willFinish) }
+        if didFinish != nil { kinds.insert(.didFinish) }
+        return kinds
+    }
+}

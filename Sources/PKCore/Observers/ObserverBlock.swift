@@ -61,12 +61,13 @@ package struct ObserverEventKinds: OptionSet, Sendable {
 
 /// A framework observer that names the events it implements, so its procedure skips the rest: above all, no
 /// pending-event token for a "will" phase nobody waits on. Package-only: a user's ``ProcedureObserver`` may
-/// implement any event, so it gets them all.
+/// implement any event, so it gets them all. An observer still hears every event its procedure has for another
+/// observer; naming only lets the procedure skip an event nobody named.
 ///
 /// PERF(W12): a TimeoutObserver on every procedure made a will-finish token for each.
 package protocol EventSelectingObserver: ProcedureObserver {
-    /// The events this observer implements.
-    static var observedEvents: ObserverEventKinds { get }
+    /// The events this observer implements, read once, when it is attached.
+    var observedEvents: ObserverEventKinds { get }
 }
 
 // MARK: - Typed blocks

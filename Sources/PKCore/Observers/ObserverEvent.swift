@@ -70,7 +70,7 @@ struct AnyProcedureObserver: Sendable {
     }
 
     init<O: ProcedureObserver>(_ observer: O) {
-        observerKinds = (O.self as? any EventSelectingObserver.Type)?.observedEvents ?? .all
+        observerKinds = (observer as? any EventSelectingObserver)?.observedEvents ?? .all
         if let synchronizer = observer.eventQueue {
             storage = .observer { event, procedure in
                 // The procedure's type was checked in `addObserver`, so the cast cannot fail.

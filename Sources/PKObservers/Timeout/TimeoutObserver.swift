@@ -79,6 +79,8 @@ public struct TimeoutObserver: ProcedureObserver {
 }
 
 extension TimeoutObserver: EventSelectingObserver {
+    private static let events: ObserverEventKinds = [.willExecute, .didFinish]
+
     /// It starts its timer at WillExecute and stops it at DidFinish; nothing else.
-    package static let observedEvents: ObserverEventKinds = [.willExecute, .didFinish]
+    package var observedEvents: ObserverEventKinds { Self.events }
 }
