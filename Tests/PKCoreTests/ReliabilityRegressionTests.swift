@@ -127,6 +127,33 @@ struct ReliabilityRegressionTests {
         #expect(last.didExecute)
     }
 
+    /// F3, with the batch added slowly: the queue looked stalled after A and B (a cycle of their own) and cancelled
+    /// them before C and D, which close the larger cycle, were added, so C and D then ran (seen in CI under TSan).
+    /// Cycles are now looked for once the whole batch is added.
+    @Test func aCycleClosedLateInABatchIsCancelledWhole() {
+        let names = ["A", "B", "C", "D"]
+        let procedures = names.map { TestProcedure(name: $0) }
+        let (a, b, c, d) = (procedures[0], procedures[1], procedures[2], procedures[3])
+        a.addDependency(b)
+        c.addDependency(a)
+        d.addDependency(c)
+        b.addDependency(d)
+        b.addDependency(a)
+        let queue = ProcedureQueue()
+        let slow = SlowAddObserver(slowFor: ObjectIdentifier(c))
+        queue.addObserver(slow)
+        queue.add(procedures: procedures)
+        #expect(waitForAll(procedures))
+        for procedure in procedures {
+            #expect(!procedure.didExecute, "\(procedure.procedureName) ran")
+            let error = procedure.errors.first as? ProcedureKitError
+            guard case .dependencyCycle? = error?.context else {
+                Issue.record("\(procedure.procedureName) not cancelled with a dependency cycle: \(procedure.errors)")
+                continue
+            }
+        }
+    }
+
     /// F3: overlapping cycles (a→b, c→a, d→c, b→d, b→a, "x→y" meaning x depends on y) used to be cancelled one
     /// cycle at a time, so a member of the second could start once the first cycle's members finished.
     @Test(arguments: 0..<20)
@@ -249,4 +276,18 @@ struct ReliabilityRegressionTests {
 final class FinishedByTheTest: Procedure, @unchecked Sendable {
     // @unchecked Sendable: no state of its own.
     override func execute() {}
+}
+
+/// A queue observer that holds up the adding of one procedure for 50 ms, longer than the queue waits before it
+/// looks for a dependency cycle.
+final class SlowAddObserver: ProcedureQueueObserver {
+    let slowFor: ObjectIdentifier
+
+    init(slowFor: ObjectIdentifier) {
+        self.slowFor = slowFor
+    }
+
+    func procedureQueue(_ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?) {
+        if ObjectIdentifier(procedure) == slowFor { usleep(50_000) }
+    }
 }

@@ -204,14 +204,17 @@ public final class ProcedureQueue: @unchecked Sendable {
         add(procedure: procedure, context: nil)
     }
 
-    /// Adds procedures, in order.
+    /// Adds procedures, in order. Dependency cycles among them are looked for only once all of them are added.
     public func add(procedures: Procedure...) {
-        for procedure in procedures { add(procedure: procedure, context: nil) }
+        add(procedures: procedures)
     }
 
-    /// Adds procedures, in order.
+    /// Adds procedures, in order. Dependency cycles among them are looked for only once all of them are added.
     public func add<S: Sequence>(procedures: S) where S.Element: Procedure {
+        state.withLock { $0.batchAdds += 1 }
         for procedure in procedures { add(procedure: procedure, context: nil) }
+        state.withLock { $0.batchAdds -= 1 }
+        checkForStallSoon()
     }
 
     /// Adds any operation: procedures go through ``add(procedure:)``; plain operations start when their
@@ -480,7 +483,9 @@ public final class ProcedureQueue: @unchecked Sendable {
     private func checkForCycles() {
         let candidates = state.withLock { state -> [Procedure]? in
             state.stallCheckScheduled = false
-            guard state.isStalled else { return nil }
+            // A batch still being added may close a cycle through procedures not added yet: cancelling only the
+            // part found now would let the rest run (the batch checks again when it is done).
+            guard state.isStalled, state.batchAdds == 0 else { return nil }
             return state.members.compactMap { member -> Procedure? in
                 if case .procedure(let procedure) = member { return procedure }
                 return nil

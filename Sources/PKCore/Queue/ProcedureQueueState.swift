@@ -46,6 +46,9 @@ struct ProcedureQueueState {
     /// The group whose private queue this is (see ``ProcedureQueue/owningGroup``).
     weak var owningGroup: GroupProcedure?
     var stallCheckScheduled = false
+    /// Calls adding several procedures at once that are under way: a cycle check waits for them, since a cycle may
+    /// run through procedures not added yet.
+    var batchAdds = 0
     /// Procedures whose conditions a worker loop evaluates next (an evaluation takes no slot).
     var evaluations = FIFO<Procedure>()
     /// Procedures whose conditions wait for the queue to be resumed.
