@@ -8,8 +8,8 @@ import Testing
 // request the server keeps until it is told to release it, so a second request waits for the slot for as long as the
 // test wants: the outcomes below do not depend on how fast the machine is.
 
-/// A session with one connection per host and a 2 s request timeout (the session's timeout is the one FoundationNetworking
-/// applies, not the request's).
+/// A session with one connection per host and a 2 s request timeout (the session's timeout is the one
+/// FoundationNetworking applies, not the request's).
 func oneConnectionSession() -> ManagedNetworkSession {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = 1
