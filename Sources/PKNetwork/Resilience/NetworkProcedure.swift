@@ -28,42 +28,70 @@ import PKObservers
 ///   validates its status (``NetworkDataProcedure/validate(statusCodes:)``), in which case it fails with an
 ///   ``HTTPStatusError`` carrying the status and body.
 ///
+/// That policy is a ``NetworkRecovery``'s. Subclass it and pass it to ``init(dispatchQueue:recovery:clock:body:)``
+/// to act between attempts, for example to refresh a token after a 401.
+///
 /// Threads and cancellation are ``PKCore/RetryProcedure``'s: cancelling it cancels the running attempt (and its
 /// request) or the wait between attempts, and makes no further attempt.
 open class NetworkProcedure<T: Procedure & NetworkOperation>: RetryProcedure<T>, @unchecked Sendable {
-    // @unchecked Sendable: `resilience` and `monitor` are immutable and Sendable; the superclasses guard the rest.
+    // @unchecked Sendable: `recovery` is immutable and Sendable; the superclasses guard the rest.
 
-    /// The retry policy.
-    public let resilience: any NetworkResilience
-    /// The connectivity a wait after a connection failure asks for.
-    public let connectivity: NetworkConnectivity
-    /// The monitor asked about connectivity after a connection failure.
-    public let monitor: ConnectivityMonitor
+    /// What decides, after each failed attempt, whether and when to try again.
+    public let recovery: NetworkRecovery<T>
+    /// The retry policy (the ``recovery``'s).
+    public var resilience: any NetworkResilience { recovery.resilience }
+    /// The connectivity a wait after a connection failure asks for (the ``recovery``'s).
+    public var connectivity: NetworkConnectivity { recovery.connectivity }
+    /// The monitor asked about connectivity after a connection failure (the ``recovery``'s).
+    public var monitor: ConnectivityMonitor { recovery.monitor }
 
-    /// Creates a network procedure whose attempts `body` makes (returning `nil` stops).
+    /// Creates a network procedure whose attempts `iterator` makes (running out stops), and which `recovery`
+    /// decides, after each failure, whether to retry: ProcedureKit's `init(dispatchQueue:recovery:iterator:)`.
     ///
-    /// `clock` measures the waits between attempts and the per-attempt timeouts.
+    /// The first attempt is taken now. `clock` measures the waits between attempts and the per-attempt timeouts.
     public init(
-        dispatchQueue: DispatchQueue? = nil, resilience: any NetworkResilience = DefaultNetworkResilience(),
-        connectivity: NetworkConnectivity = .any, monitor: ConnectivityMonitor = .shared,
-        clock: any ProcedureClock = SystemClock(), body: @escaping @Sendable () -> T?
+        dispatchQueue: DispatchQueue? = nil, recovery: NetworkRecovery<T>, clock: any ProcedureClock = SystemClock(),
+        iterator: some IteratorProtocol<T>
     ) {
-        self.resilience = resilience
-        self.connectivity = connectivity
-        self.monitor = monitor
-        let recovery = NetworkRecovery<T>(resilience: resilience, connectivity: connectivity, monitor: monitor)
+        self.recovery = recovery
+        let resilience = recovery.resilience
         let holder = RecoveryTarget<T>()
         super.init(
             dispatchQueue: dispatchQueue, max: Swift.max(1, resilience.maximumNumberOfAttempts), clock: clock,
-            iterator: AttemptIterator(body: body, waits: resilience.backoffStrategy.makeIterator())
+            iterator: AttemptIterator(attempts: iterator, waits: resilience.backoffStrategy.makeIterator())
         ) { info, payload in
-            recovery.recover(info, payload, target: holder)
+            guard let procedure = holder.procedure else { return nil }
+            return recovery.recover(withInfo: info, payload: payload, for: procedure)
         }
         holder.set(self)
         name = "NetworkProcedure<\(T.self)>"
         if let timeout = resilience.requestTimeout, timeout > 0 {
             appendConfigureBlock { attempt in attempt.addObserver(TimeoutObserver(by: timeout, clock: clock)) }
         }
+    }
+
+    /// Creates a network procedure whose attempts `body` makes (returning `nil` stops), and which `recovery`
+    /// decides, after each failure, whether to retry.
+    public convenience init(
+        dispatchQueue: DispatchQueue? = nil, recovery: NetworkRecovery<T>, clock: any ProcedureClock = SystemClock(),
+        body: @escaping @Sendable () -> T?
+    ) {
+        self.init(dispatchQueue: dispatchQueue, recovery: recovery, clock: clock, iterator: BodyIterator(body: body))
+    }
+
+    /// Creates a network procedure whose attempts `body` makes (returning `nil` stops), retried as `resilience`
+    /// says, waiting for `connectivity` through `monitor` when the network is down.
+    ///
+    /// `clock` measures the waits between attempts and the per-attempt timeouts.
+    public convenience init(
+        dispatchQueue: DispatchQueue? = nil, resilience: any NetworkResilience = DefaultNetworkResilience(),
+        connectivity: NetworkConnectivity = .any, monitor: ConnectivityMonitor = .shared,
+        clock: any ProcedureClock = SystemClock(), body: @escaping @Sendable () -> T?
+    ) {
+        self.init(
+            dispatchQueue: dispatchQueue,
+            recovery: NetworkRecovery(resilience: resilience, connectivity: connectivity, monitor: monitor),
+            clock: clock, iterator: BodyIterator(body: body))
     }
 
     /// Turns a retryable status into an error, so that the retry sees a failed attempt, then goes on as
@@ -92,13 +120,20 @@ final class RecoveryTarget<T: Procedure & NetworkOperation>: Sendable {
     func set(_ procedure: NetworkProcedure<T>) { reference.withLock { $0.procedure = procedure } }
 }
 
-/// The attempts `body` makes, each with the backoff's next wait.
-struct AttemptIterator<T: Operation>: IteratorProtocol, Sendable {
-    let body: @Sendable () -> T?
+/// The attempts an iterator makes, each with the backoff's next wait.
+struct AttemptIterator<Attempts: IteratorProtocol>: IteratorProtocol where Attempts.Element: Operation {
+    var attempts: Attempts
     var waits: WaitStrategy.Iterator
 
-    mutating func next() -> RepeatProcedurePayload<T>? {
-        guard let operation = body() else { return nil }
+    mutating func next() -> RepeatProcedurePayload<Attempts.Element>? {
+        guard let operation = attempts.next() else { return nil }
         return RepeatProcedurePayload(operation: operation, delay: waits.next().map { .by($0) })
     }
+}
+
+/// The attempts `body` makes, until it returns `nil`.
+struct BodyIterator<T>: IteratorProtocol {
+    let body: @Sendable () -> T?
+
+    func next() -> T? { body() }
 }

@@ -7,9 +7,16 @@ dies with the process that started it. Routes (query parameters in brackets):
   /status/N                      status N, body "status N"
   /sequence/KEY [codes, retry_after]
                                  the n-th request for KEY gets the n-th code of the comma-separated `codes`
-                                 (the last one repeats; 0 closes the connection without a reply); 429 and 503 carry Retry-After when retry_after is given
-  /count/KEY                     how many requests /sequence/KEY has had
+                                 (the last one repeats; 0 closes the connection without a reply); 429 and 503
+                                 carry Retry-After when retry_after is given
+  /count/KEY                     how many requests /sequence/KEY (or /hold/KEY, /auth/KEY) has had
   /slow [ms]                     waits, then 200 "slow"
+  /hold/KEY [ms]                 counts as a request for KEY (see /count), then sends a chunked body, "." every
+                                 100 ms, until /release/KEY (or for `ms`, 120000 by default), ending with "held"
+  /release/KEY                   ends the waits of /hold/KEY, present and future
+  /auth/KEY [token]              counts as a request for KEY; 401 unless the request has
+                                 "Authorization: Bearer <token>", then 200 "authorized"
+  /token [value]                 200 with the body `value`
   /drip [bytes, interval_ms]     sends the body one byte at a time
   /drop                          closes the connection without a reply
   /reset                         resets the connection (RST)
@@ -32,6 +39,7 @@ PATTERN_PERIOD = 251
 PATTERN = bytes((i * 31 + 7) % 251 for i in range(PATTERN_PERIOD))
 sequences = {}
 sequences_lock = threading.Lock()
+holds = {}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -81,6 +89,34 @@ class Handler(BaseHTTPRequestHandler):
             with sequences_lock:
                 n = sequences.get(parts[1], 0)
             self.reply(200, str(n).encode())
+        elif route == "hold":
+            with sequences_lock:
+                sequences[parts[1]] = sequences.get(parts[1], 0) + 1
+                event = holds.setdefault(parts[1], threading.Event())
+            # A chunked body, one "." every 100 ms while held: the client's inactivity timeout never fires.
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            deadline = time.monotonic() + int(query.get("ms", "120000")) / 1000.0
+            while not event.wait(0.1) and time.monotonic() < deadline:
+                self.wfile.write(b"1\r\n.\r\n")
+                self.wfile.flush()
+            self.wfile.write(b"4\r\nheld\r\n0\r\n\r\n")
+        elif route == "release":
+            with sequences_lock:
+                event = holds.setdefault(parts[1], threading.Event())
+            event.set()
+            self.reply(200, b"released")
+        elif route == "auth":
+            with sequences_lock:
+                sequences[parts[1]] = sequences.get(parts[1], 0) + 1
+            expected = "Bearer %s" % query.get("token", "")
+            if self.headers.get("Authorization") == expected:
+                self.reply(200, b"authorized")
+            else:
+                self.reply(401, b"unauthorized", {"WWW-Authenticate": "Bearer"})
+        elif route == "token":
+            self.reply(200, query.get("value", "").encode())
         elif route == "slow":
             time.sleep(int(query.get("ms", "1000")) / 1000.0)
             self.reply(200, b"slow")
