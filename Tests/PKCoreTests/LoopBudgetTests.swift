@@ -144,7 +144,7 @@ struct LoopBudgetTests {
     #if os(Linux)
         @Test func aSpinningThreadIsRunnableAndAWaitingOneIsNot() {
             // What the monitor reads to tell a lane thread waiting for a core from a blocked one.
-            let clocks = Mutex<[Bool: Int64]>([:])  // by whether the thread spins
+            let clocks = PKMutex<[Bool: Int64]>([:])  // by whether the thread spins
             let stop = Atomic(false)
             let release = DispatchSemaphore(value: 0)
             let published = DispatchGroup()

@@ -299,7 +299,7 @@ private final class GenericFieldsProcedure<Value: Sendable>: Procedure, @uncheck
 /// `finished` at DidFinish, so a test waits for it without adding an observer of its own.
 private struct SelectiveRecorder: EventSelectingObserver {
     final class Log: Sendable {
-        let events = Mutex<[String]>([])
+        let events = PKMutex<[String]>([])
         let finished = DispatchSemaphore(value: 0)
     }
 

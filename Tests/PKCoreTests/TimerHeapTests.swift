@@ -69,7 +69,7 @@ import Testing
 
     @Test func schedulesAndCancelsFromManyThreadsKeepTheHeapOrdered() {
         let heap = TimerHeap(qos: .default)
-        let kept = Mutex<[TimerHeap.Entry]>([])
+        let kept = PKMutex<[TimerHeap.Entry]>([])  // a PKMutex, which ThreadSanitizer sees
         DispatchQueue.concurrentPerform(iterations: 8) { lane in
             var mine: [TimerHeap.Entry] = []
             for index in 0..<1_000 {

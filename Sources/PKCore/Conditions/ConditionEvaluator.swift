@@ -143,9 +143,18 @@ public final class ConditionEvaluator: @unchecked Sendable {
                 callEvaluate(condition, at: index, for: procedure)
             }
         }
-        state.withLock {
-            $0.barriers.append(barrier)
-            $0.produced.append(contentsOf: produced)
+        // Registered and checked in one step: an evaluation cancelled since the caller looked (a cancel landing
+        // between the check and here) has already cancelled what it knew of, so this condition's produced
+        // dependencies are cancelled here instead; they are still added, so they finish.
+        let abandoned = state.withLock { state -> Bool in
+            guard !state.isDone else { return true }
+            state.barriers.append(barrier)
+            state.produced.append(contentsOf: produced)
+            return false
+        }
+        if abandoned {
+            barrier.cancel()
+            for operation in produced { operation.cancel() }
         }
         for operation in produced {
             Self.producedDependencyQueue.addOperation(operation)
