@@ -116,12 +116,13 @@ struct LoopBudgetTests {
         // procedure added to another queue must get a lane long before they drain, not after (it did after, when a
         // loop kept its lane while its queue had work).
         let stop = Atomic(false)
+        let firstStarted = DispatchSemaphore(value: 0)
         let started = Atomic(0)
         let finished = Atomic(0)
         let finishedBeforeQuick = Atomic(-1)
         let busy = (0..<400).map { _ in
             BlockProcedure {
-                started.add(1, ordering: .relaxed)
+                if started.add(1, ordering: .relaxed).oldValue == 0 { firstStarted.signal() }
                 let end = ContinuousClock.now + .milliseconds(20)
                 while !stop.load(ordering: .acquiring), ContinuousClock.now < end {}
                 finished.add(1, ordering: .relaxed)
@@ -129,7 +130,7 @@ struct LoopBudgetTests {
         }
         let busyQueue = ProcedureQueue()
         busyQueue.add(procedures: busy)
-        for _ in 0..<4_000 where started.load(ordering: .relaxed) == 0 { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(await Task.detached { firstStarted.wait(timeout: .now() + hangTimeout) == .success }.value)
         let quick = BlockProcedure {
             finishedBeforeQuick.store(finished.load(ordering: .relaxed), ordering: .relaxed)
             stop.store(true, ordering: .releasing)

@@ -73,7 +73,7 @@ struct ReliabilityRegressionTests {
         sibling.add(condition: ExclusiveCondition(categoryB))
         let queue = ProcedureQueue()
         queue.add(procedure: group)
-        for _ in 0..<20_000 where !gate.isExecuting { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(await Task.detached { gate.executing.wait(timeout: .now() + hangTimeout) == .success }.value)
         #expect(gate.isExecuting)
         queue.add(procedure: sibling)
         for _ in 0..<20_000 where ExclusivityManager.shared.waitingCount(for: categoryA) == 0 {
@@ -272,10 +272,12 @@ struct ReliabilityRegressionTests {
     }
 }
 
-/// A procedure that runs until the test finishes it.
+/// A procedure that runs until the test finishes it; `executing` is signalled when it starts.
 final class FinishedByTheTest: Procedure, @unchecked Sendable {
-    // @unchecked Sendable: no state of its own.
-    override func execute() {}
+    // @unchecked Sendable: `executing` is a semaphore (thread-safe) and immutable.
+    let executing = DispatchSemaphore(value: 0)
+
+    override func execute() { executing.signal() }
 }
 
 /// A queue observer that holds up the adding of one procedure for 50 ms, longer than the queue waits before it

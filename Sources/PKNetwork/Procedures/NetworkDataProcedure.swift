@@ -111,22 +111,7 @@ open class NetworkDataProcedure: Procedure, InputProcedure, OutputProcedure, Net
             values.response = http
             return values.acceptable
         }
-        let result: ProcedureResult<HTTPPayloadResponse<Data>>
-        if let error {
-            result = .failure(error)
-        } else if let http {
-            if let acceptable, !acceptable.contains(http.statusCode) {
-                result = .failure(HTTPStatusError(statusCode: http.statusCode, body: data, response: http))
-            } else if let data {
-                result = .success(HTTPPayloadResponse(payload: data, response: http))
-            } else {
-                result = .failure(NetworkResponseError.missingPayload)
-            }
-        } else if let response {
-            result = .failure(NetworkResponseError.notHTTPResponse(url: response.url))
-        } else {
-            result = .failure(NetworkResponseError.missingPayload)
-        }
+        let result = NetworkDataResult.make(data: data, response: response, error: error, acceptable: acceptable)
         completion(result)
         finish(withResult: result)
     }

@@ -118,22 +118,7 @@ open class NetworkUploadProcedure: Procedure, InputProcedure, OutputProcedure, N
             values.response = http
             return values.acceptable
         }
-        let result: ProcedureResult<HTTPPayloadResponse<Data>>
-        if let error {
-            result = .failure(error)
-        } else if let http {
-            if let acceptable, !acceptable.contains(http.statusCode) {
-                result = .failure(HTTPStatusError(statusCode: http.statusCode, body: data, response: http))
-            } else if let data {
-                result = .success(HTTPPayloadResponse(payload: data, response: http))
-            } else {
-                result = .failure(NetworkResponseError.missingPayload)
-            }
-        } else if let response {
-            result = .failure(NetworkResponseError.notHTTPResponse(url: response.url))
-        } else {
-            result = .failure(NetworkResponseError.missingPayload)
-        }
+        let result = NetworkDataResult.make(data: data, response: response, error: error, acceptable: acceptable)
         completion(result)
         finish(withResult: result)
     }
