@@ -243,4 +243,45 @@ struct RepeatProcedureTests {
         #expect(clock.scheduledActionCount == 0)
         await PKExpectReleased(leaks)
     }
+
+    @Test func anAttemptsDeinitMayReadTheRepeatItBelongedTo() {
+        // The attempt before last loses its last reference as the next one is added: its deinit (user code) runs
+        // after the repeat's lock is released, so reading the repeat's state from it does not deadlock.
+        let holder = RepeatHolder()
+        let readsInDeinit = Atomic(0)
+        let repeated = RepeatProcedure(max: 5) { () -> DeinitProbe in
+            DeinitProbe {
+                _ = holder.repeated?.count
+                _ = holder.repeated?.current
+                readsInDeinit.add(1, ordering: .relaxed)
+            }
+        }
+        holder.repeated = repeated
+        queue.add(procedure: repeated)
+        waitForAll(repeated)
+        #expect(repeated.count == 5)
+        // Attempts 1–3 were released while the repeat was running (two are still current and previous).
+        #expect(readsInDeinit.load(ordering: .relaxed) >= 3)
+        PKExpectProcedureFinished(repeated)
+    }
+}
+
+/// Holds the repeat weakly for its attempts' deinits to read.
+private final class RepeatHolder: @unchecked Sendable {
+    // @unchecked Sendable: set once before the repeat is enqueued, then only read.
+    weak var repeated: RepeatProcedure<DeinitProbe>?
+}
+
+/// An attempt that runs `onDeinit` as it is deallocated.
+private final class DeinitProbe: Procedure, @unchecked Sendable {
+    private let onDeinit: @Sendable () -> Void
+
+    init(onDeinit: @escaping @Sendable () -> Void) {
+        self.onDeinit = onDeinit
+        super.init()
+    }
+
+    override func execute() { finish() }
+
+    deinit { onDeinit() }
 }

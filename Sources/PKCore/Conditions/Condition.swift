@@ -112,13 +112,17 @@ open class Condition: Hashable, CustomStringConvertible, @unchecked Sendable {
 
     /// Forgets every produced dependency (used by conditions that must not trigger side effects).
     public final func removeProducedDependencies() {
-        state.withLock { $0.producedDependencies.removeAll() }
+        let removed = state.withLock { replaceValue(&$0.producedDependencies, with: []) }
+        withExtendedLifetime(removed) {}  // user operations, released outside the lock
     }
 
     /// The result of the last evaluation; `.pending` until then.
     public final var output: Pending<ConditionResult> {
         get { state.withLock { $0.output } }
-        set { state.withLock { $0.output = newValue } }
+        set {
+            let replaced = state.withLock { replaceValue(&$0.output, with: newValue) }
+            withExtendedLifetime(replaced) {}  // an old result's error, released outside the lock
+        }
     }
 
     /// Decides whether `procedure` may execute, and calls `completion` exactly once with the result, possibly

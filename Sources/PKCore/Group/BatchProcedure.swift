@@ -27,13 +27,19 @@ where T.Input: Sendable, T.Output: Sendable {
     /// The elements to process.
     public var input: Pending<[T.Input]> {
         get { values.withLock { $0.input } }
-        set { values.withLock { $0.input = newValue } }
+        set {
+            let replaced = values.withLock { replaceValue(&$0.input, with: newValue) }
+            withExtendedLifetime(replaced) {}  // released outside the lock
+        }
     }
 
     /// The outputs, in input order, once the batch has finished.
     public var output: Pending<ProcedureResult<[T.Output]>> {
         get { values.withLock { $0.output } }
-        set { values.withLock { $0.output = newValue } }
+        set {
+            let replaced = values.withLock { replaceValue(&$0.output, with: newValue) }
+            withExtendedLifetime(replaced) {}  // released outside the lock
+        }
     }
 
     /// Creates and adds one procedure per element, then runs them.

@@ -206,7 +206,10 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// child's finishing phase, and not once the group is cancelled. The child keeps its own errors.
     public final var transformChildErrorBlock: (@Sendable (Procedure, inout [any Error]) -> Void)? {
         get { group.withLock { $0.transform } }
-        set { group.withLock { $0.transform = newValue } }
+        set {
+            let replaced = group.withLock { replaceValue(&$0.transform, with: newValue) }
+            withExtendedLifetime(replaced) {}  // released outside the lock: it may capture user objects
+        }
     }
 
     /// Called, serialized with the group's events, when a child procedure finishes with `errors` (after

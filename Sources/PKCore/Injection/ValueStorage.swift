@@ -14,7 +14,10 @@ final class ValueStorage<Value: Sendable>: Sendable {
     /// The value; each read and each write takes the lock once.
     var value: Value {
         get { mutex.withLock { $0 } }
-        set { mutex.withLock { $0 = newValue } }
+        set {
+            let replaced = mutex.withLock { replaceValue(&$0, with: newValue) }
+            withExtendedLifetime(replaced) {}  // released outside the lock: the old value may hold user objects
+        }
     }
 
     /// Runs `body` with exclusive access to the value and returns what it returns. `body` must not call out to

@@ -30,13 +30,19 @@ public enum Log {
     /// Where lines go. Defaults to ``StandardErrorLogWriter``.
     public static var writer: any LogWriter {
         get { settings.withLock { $0.writer } }
-        set { settings.withLock { $0.writer = newValue } }
+        set {
+            let replaced = settings.withLock { replaceValue(&$0.writer, with: newValue) }
+            withExtendedLifetime(replaced) {}  // released outside the lock: its deinit is user code
+        }
     }
 
     /// How entries become lines. Defaults to ``StandardLogFormatter``.
     public static var formatter: any LogFormatter {
         get { settings.withLock { $0.formatter } }
-        set { settings.withLock { $0.formatter = newValue } }
+        set {
+            let replaced = settings.withLock { replaceValue(&$0.formatter, with: newValue) }
+            withExtendedLifetime(replaced) {}  // released outside the lock: its deinit is user code
+        }
     }
 
     /// Whether a message of `severity` passes the global settings.

@@ -89,7 +89,8 @@ open class BlockProcedure: Procedure, @unchecked Sendable {
     }
 
     private func timeoutDidFire(_ timeout: TimeInterval) {
-        timeoutAction.withLock { $0 = nil }
+        let fired = timeoutAction.withLock { replaceValue(&$0, with: nil) }
+        withExtendedLifetime(fired) {}  // the clock's action, released outside the lock
         guard !isFinished, !isCancelled else { return }
         log.warning(
             "\(procedureName) did not finish within \(timeout) s; cancelling it (its block must still call finish)")

@@ -85,7 +85,8 @@ open class DelayProcedure: Procedure, InputProcedure, @unchecked Sendable {
     }
 
     private func clockDidFire() {
-        state.withLock { $0.scheduled = nil }
+        let fired = state.withLock { replaceValue(&$0.scheduled, with: nil) }
+        withExtendedLifetime(fired) {}  // the clock's action, released outside the lock
         finish()
     }
 

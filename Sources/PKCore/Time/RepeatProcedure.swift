@@ -127,7 +127,9 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     /// Replaces the configure block run on each operation added from now on.
     public final func replaceConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
-        progress.withLock { $0.configure = block }
+        // The old block is released after the lock: it may hold the last reference to a user object.
+        let replaced = progress.withLock { replaceValue(&$0.configure, with: block) }
+        withExtendedLifetime(replaced) {}
     }
 
     // MARK: - Lifecycle
@@ -174,16 +176,20 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         guard !isCancelled else { return false }
         if let max, count >= max { return false }
         guard let payload = nextPayload(), let payload = adjust(payload), !isCancelled else { return false }
-        let configure = progress.withLock { progress -> (@Sendable (T) -> Void)? in
-            if let replacement = payload.configure { progress.configure = replacement }
-            return progress.configure
+        typealias Configure = @Sendable (T) -> Void
+        let (configure, replaced) = progress.withLock { progress -> (Configure?, Configure?) in
+            guard let replacement = payload.configure else { return (progress.configure, nil) }
+            return (replacement, replaceValue(&progress.configure, with: replacement))
         }
+        withExtendedLifetime(replaced) {}
         configure?(payload.operation)
-        progress.withLock { progress in
+        // The attempt before last usually loses its last reference here: it is moved out and released after the
+        // lock, since its deinit (and whatever it holds) is user code.
+        let released = progress.withLock { progress -> T? in
             progress.count += 1
-            progress.previous = progress.current
-            progress.current = payload.operation
+            return replaceValue(&progress.previous, with: replaceValue(&progress.current, with: payload.operation))
         }
+        withExtendedLifetime(released) {}
         add(payload.operation, delay: payload.delay)
         return true
     }
