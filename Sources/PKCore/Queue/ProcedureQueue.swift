@@ -101,25 +101,15 @@ public final class ProcedureQueue: @unchecked Sendable {
         get { state.withLock { $0.isSuspended } }
         set {
             if newValue {
-                let granted = state.withLock { state -> [Procedure] in
-                    state.isSuspended = true
-                    return state.takeGrantedBack()
+                switch state.withLock({ $0.suspend() }) {
+                case .none: break
+                case .giveBackLocks(let procedures): for procedure in procedures { procedure.giveBackLocks() }
                 }
-                for procedure in granted { procedure.giveBackLocks() }
-                return
+            } else {
+                let action = state.withLock { $0.resume() }
+                if let target = action.spawnLoopOn { WorkerLoop.spawn(for: self, on: target) }
+                if action.scheduleStallCheck { scheduleStallCheck() }
             }
-            let deferred = state.withLock { state -> [Procedure] in
-                state.isSuspended = false
-                defer { state.deferredEvaluations = [] }
-                return state.deferredEvaluations
-            }
-            if !deferred.isEmpty {
-                state.withLock { state in
-                    for procedure in deferred { state.evaluations.append(procedure) }
-                }
-            }
-            launchReadyWork()
-            checkForStallSoon()
         }
     }
 
@@ -128,17 +118,11 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// back and returns it to the ready list (giving a granted category back).
     func startAfterLocks(_ procedure: Procedure) {
         let loopWillPick = WorkerLoop.willPick(for: self)
-        let (target, suspended) = state.withLock { state -> (WorkerLoop.Target?, Bool) in
-            if state.isSuspended {
-                state.running -= 1
-                state.ready.append(.procedure(procedure), priority: procedure.queuePriority)
-                return (nil, true)
-            }
-            state.granted.append(procedure)
-            return (!loopWillPick && state.needsLoop() ? state.loopTarget : nil, false)
+        switch state.withLock({ $0.locksGranted(procedure, loopWillPick: loopWillPick) }) {
+        case .none: break
+        case .spawnLoop(let target): WorkerLoop.spawn(for: self, on: target)
+        case .giveBackLocks: procedure.giveBackLocks()
         }
-        if suspended { procedure.giveBackLocks() }
-        if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
     /// The quality of service work runs at (when ``underlyingQueue`` is `nil`).
@@ -272,7 +256,7 @@ public final class ProcedureQueue: @unchecked Sendable {
             let target = state.withLock { state -> WorkerLoop.Target? in
                 if state.insert(member) { retainSelf() }
                 state.ready.append(member, priority: procedure.queuePriority)
-                return state.needsLoop() ? state.loopTarget : nil
+                return state.reserveLoop()
             }
             if let target { WorkerLoop.spawn(for: self, on: target) }
         } else {
@@ -319,7 +303,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         let target = state.withLock { state -> WorkerLoop.Target? in
             state.waiting -= 1
             state.ready.append(member, priority: priority)
-            return !loopWillPick && state.needsLoop() ? state.loopTarget : nil
+            return loopWillPick ? nil : state.reserveLoop()
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
@@ -334,14 +318,14 @@ public final class ProcedureQueue: @unchecked Sendable {
                 return nil
             }
             state.evaluations.append(procedure)
-            return !loopWillPick && state.needsLoop() ? state.loopTarget : nil
+            return loopWillPick ? nil : state.reserveLoop()
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
     /// Makes sure a worker loop will take waiting work: evaluations, or ready work if a slot is free.
     private func launchReadyWork() {
-        let target = state.withLock { $0.needsLoop() ? $0.loopTarget : nil }
+        let target = state.withLock { $0.reserveLoop() }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
@@ -351,7 +335,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     func nextForLoop(starting: Bool) -> WorkerLoop.Work? {
         let (work, target) = state.withLock { state -> (WorkerLoop.Work?, WorkerLoop.Target?) in
             if starting { state.pendingLoops -= 1 }
-            return (state.popWork(), state.needsLoop() ? state.loopTarget : nil)
+            return (state.popWork(), state.reserveLoop())
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
         return work
@@ -409,11 +393,11 @@ public final class ProcedureQueue: @unchecked Sendable {
             if state.remove(member), state.running > 0 { state.running -= 1 }
             let next = loopWillPick ? state.popWork() : nil
             let idle = settle ? state.settle() : nil
-            return (next, state.needsLoop() ? state.loopTarget : nil, state.isStalled, idle)
+            return (next, state.reserveLoop(), state.reserveStallCheck(), idle)
         }
         if loopWillPick { WorkerLoop.handOff(next) }
         if let target { WorkerLoop.spawn(for: self, on: target) }
-        if stalled { checkForStallSoon() }
+        if stalled { scheduleStallCheck() }
         return idle
     }
 

@@ -12,7 +12,7 @@ import Synchronization
 /// The loop a queue's dispatched work runs in: it keeps taking ready work from its queue until none is left.
 ///
 /// A queue does not dispatch every ready operation. It dispatches a loop only when none is waiting to start
-/// (``ProcedureQueueState/needsLoop()``); a loop takes the next ready operation when it starts and again after each
+/// (``ProcedureQueueState/reserveLoop()``); a loop takes the next ready operation when it starts and again after each
 /// one, so a burst of work costs a few dispatches, not one each. Whenever a loop takes an operation and more is
 /// ready, it makes sure another loop is waiting to start, so an operation that blocks its thread never holds up
 /// the rest for longer than Dispatch takes to find a thread. Loops also evaluate procedures' conditions, queued
@@ -31,9 +31,17 @@ enum WorkerLoop {
 
     /// Where a queue's loops are dispatched: a ``LoopBudget`` lane at a quality of service, or its
     /// `underlyingQueue`.
-    enum Target {
+    enum Target: Equatable {
         case lane(DispatchQoS.QoSClass)
         case underlying(DispatchQueue)
+
+        static func == (lhs: Target, rhs: Target) -> Bool {
+            switch (lhs, rhs) {
+            case (.lane(let left), .lane(let right)): left == right
+            case (.underlying(let left), .underlying(let right)): left === right
+            default: false
+            }
+        }
     }
 
     /// Where a running loop belongs, which decides what it gives back when it ends.
