@@ -72,6 +72,8 @@ final class OperationNode: DependencyWaiter, @unchecked Sendable {
             state.isFinished = true
             return true
         }
-        if first, queue.operationDidFinish(self) { queue.releaseSelf() }
+        if first, queue.operationDidFinish(self) {
+            QueueKeepAlive.giveBackSelfReference(Unmanaged.passUnretained(queue))
+        }
     }
 }

@@ -26,10 +26,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     // @unchecked Sendable: all mutable state is in `state`, guarded by its Mutex; `subject` and the atomics are
     // thread-safe themselves.
     //
-    // Lifetime: while any operation is outstanding (added and not completely finished) the queue holds one
-    // reference to itself, taken when the count leaves zero and given back when it returns to zero. Procedures
-    // therefore refer to their queue without retaining it (`ProcedureStorage.queueRef`), which keeps a shared
-    // reference count out of the per-procedure path.
+    // Lifetime: while any operation is outstanding the queue holds one reference to itself (see QueueKeepAlive).
 
     /// Everything mutable about the queue (internal for its extensions in other files, e.g. the cycle check).
     let state: ContendedMutex<ProcedureQueueState>
@@ -254,14 +251,14 @@ public final class ProcedureQueue: @unchecked Sendable {
         if procedure.enqueueIfReadyAtOnce() {
             // No dependencies: membership, readiness and launch in one critical section.
             let target = state.withLock { state -> WorkerLoop.Target? in
-                if state.insert(member) { retainSelf() }
+                if state.insert(member) { QueueKeepAlive.takeSelfReference(self) }
                 state.ready.append(member, priority: procedure.queuePriority)
                 return state.reserveLoop()
             }
             if let target { WorkerLoop.spawn(for: self, on: target) }
         } else {
             state.withLock { state in
-                if state.insert(member) { retainSelf() }
+                if state.insert(member) { QueueKeepAlive.takeSelfReference(self) }
                 state.waiting += 1
             }
             if procedure.didEnqueue() { checkForStallSoon() }
@@ -279,7 +276,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         let node = OperationNode(operation: operation, queue: self)
         notify { $0.procedureQueue(self, willAddOperation: operation, context: context) }
         state.withLock { state in
-            if state.insert(.operation(node)) { retainSelf() }
+            if state.insert(.operation(node)) { QueueKeepAlive.takeSelfReference(self) }
             state.waiting += 1
         }
         node.enqueue()
@@ -360,7 +357,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// Called by a procedure as the last step of finishing. Returns `true` when the caller must give back the
-    /// queue's reference to itself (``releaseSelf()``), after it has stopped using the queue.
+    /// queue's reference to itself (``QueueKeepAlive/giveBackSelfReference(_:)``), after it has stopped using the
+    /// queue.
     func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) -> Bool {
         didFinish(.procedure(procedure)) {
             $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors)
@@ -375,7 +373,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Frees `member`'s slot, tells the listeners with `notification`, then completes the member's accounting:
     /// in the same critical section as freeing the slot when nobody listens, otherwise in a second one after the
     /// notification (so waiters wake only after it). Returns `true` when nothing is outstanding any more (the
-    /// caller then calls ``releaseSelf()``).
+    /// caller then gives back the queue's reference to itself, see ``QueueKeepAlive``).
     private func didFinish(_ member: QueueMember, notification: (any ProcedureQueueObserver) -> Void) -> Bool {
         guard hasListeners.load(ordering: .acquiring) else { return wake(finished(member, settle: true)) }
         _ = finished(member, settle: false)
@@ -406,17 +404,6 @@ public final class ProcedureQueue: @unchecked Sendable {
         guard let waiters else { return false }
         for waiter in waiters { waiter.resume() }
         return true
-    }
-
-    /// Takes the queue's reference to itself; called under the state lock when the first operation is added.
-    private func retainSelf() {
-        _ = Unmanaged.passRetained(self)
-    }
-
-    /// Gives back the reference taken by the first add; called once nothing is outstanding, as the very last use
-    /// of the queue by the caller.
-    func releaseSelf() {
-        Unmanaged.passUnretained(self).release()
     }
 
     // MARK: - Cancelling and waiting

@@ -95,7 +95,7 @@ enum WorkerLoop {
     /// queue's `pendingLoops`. The pending loop holds a reference to the queue until it ends. A loop for a lane first
     /// takes one from the ``LoopBudget``, or waits there for one.
     static func spawn(for queue: ProcedureQueue, on target: Target) {
-        let reference = Unmanaged.passRetained(queue)
+        let reference = QueueKeepAlive.retainForLoop(queue)
         switch target {
         case .underlying(let underlying):
             underlying.async(execute: queue.loopBlock)
@@ -135,14 +135,14 @@ enum WorkerLoop {
             let outcome = queue._withUnsafeGuaranteedRef { run($0, first: work, lane: lane) }
             switch outcome {
             case .continued:
-                queue.release()
+                QueueKeepAlive.releaseLoop(queue)
                 return
             case .yielded(let waiting):
                 // The loop waits in the budget's line, holding the reference it ran with.
                 next = (waiting.queue, waiting.first)
                 continue
             case .ended:
-                queue.release()
+                QueueKeepAlive.releaseLoop(queue)
             }
             switch lane {
             case .lane(let index):
@@ -245,7 +245,7 @@ enum WorkerLoop {
         }
         // Yield the thread after a batch, keeping the lane (or the relief thread) while the queue's work still
         // runs in lanes.
-        let reference = Unmanaged.passRetained(queue)
+        let reference = QueueKeepAlive.retainForLoop(queue)
         switch (lane, target) {
         case (.relief(let relief), .lane):
             relief.async { drive(reference, first: work, lane: lane) }
