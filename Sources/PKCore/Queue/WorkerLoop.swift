@@ -1,14 +1,6 @@
 import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The loop a queue's dispatched work runs in: it keeps taking ready work from its queue until none is left.
 ///
 /// A queue does not dispatch every ready operation. It dispatches a loop only when none is waiting to start
@@ -74,14 +66,11 @@ enum WorkerLoop {
         var handoff: Work?
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// The slot of the loop running on this thread.
+    private static let currentSlot = ThreadLocalPointer<Slot>()
 
     private static var slot: UnsafeMutablePointer<Slot>? {
-        pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self)
+        @inline(__always) get { currentSlot.current }
     }
 
     /// Where a queue's ``ProcedureQueue/loopBlock`` finds its queue: set once, in the queue's initializer. Not
@@ -187,49 +176,50 @@ enum WorkerLoop {
         }
         var state = Slot(queue: ObjectIdentifier(queue))
         let stop = withUnsafeMutablePointer(to: &state) { slot -> Stop? in
-            let previous = pthread_getspecific(key)
-            pthread_setspecific(key, slot)
-            defer { pthread_setspecific(key, previous) }
-            var next = first ?? queue.nextForLoop(starting: true)
-            var remaining = batchLimit
-            while let work = next {
-                switch work {
-                case .start(let member):
-                    if case .procedure(let procedure) = member { slot.pointee.current = ObjectIdentifier(procedure) }
-                    member.start()
-                    slot.pointee.current = nil
-                    slot.pointee.accepting = false
-                case .evaluate(let procedure):
-                    procedure.evaluateConditions()
-                }
-                if slot.pointee.picked {
-                    next = slot.pointee.handoff
-                    slot.pointee.handoff = nil
-                    slot.pointee.picked = false
-                } else {
-                    next = queue.nextForLoop(starting: false)
-                }
-                remaining -= 1
-                guard let work = next else { break }
-                if remaining == 0 {
-                    // Already taken (a member counted as running): a new block starts with it, wherever the
-                    // queue's work runs now.
-                    return .batch(work, queue.loopTarget)
-                }
-                // PERF(W1): the clock is read every 4th operation, and only while loops wait for a lane (which, on a
-                // busy queue, is nearly always: its next loop waits too).
-                if remaining & 3 == 0, sliceEnds != UInt64.max, LoopBudget.loopsAreWaiting {
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    guard now >= sliceEnds, case .lane(let qos) = queue.loopTarget else { continue }
-                    let reference = Unmanaged.passUnretained(queue)
-                    if let waiting = LoopBudget.yield(queue: reference, qos: qos, first: work) {
-                        return .yielded(waiting)
+            currentSlot.withCurrent(slot) { () -> Stop? in
+                var next = first ?? queue.nextForLoop(starting: true)
+                var remaining = batchLimit
+                while let work = next {
+                    switch work {
+                    case .start(let member):
+                        if case .procedure(let procedure) = member {
+                            slot.pointee.current = ObjectIdentifier(procedure)
+                        }
+                        member.start()
+                        slot.pointee.current = nil
+                        slot.pointee.accepting = false
+                    case .evaluate(let procedure):
+                        procedure.evaluateConditions()
                     }
-                    // Only loops of this queue wait: a new slice.
-                    sliceEnds = now &+ LoopBudget.slice
+                    if slot.pointee.picked {
+                        next = slot.pointee.handoff
+                        slot.pointee.handoff = nil
+                        slot.pointee.picked = false
+                    } else {
+                        next = queue.nextForLoop(starting: false)
+                    }
+                    remaining -= 1
+                    guard let work = next else { break }
+                    if remaining == 0 {
+                        // Already taken (a member counted as running): a new block starts with it, wherever the
+                        // queue's work runs now.
+                        return .batch(work, queue.loopTarget)
+                    }
+                    // PERF(W1): the clock is read every 4th operation, and only while loops wait for a lane (which,
+                    // on a busy queue, is nearly always: its next loop waits too).
+                    if remaining & 3 == 0, sliceEnds != UInt64.max, LoopBudget.loopsAreWaiting {
+                        let now = DispatchTime.now().uptimeNanoseconds
+                        guard now >= sliceEnds, case .lane(let qos) = queue.loopTarget else { continue }
+                        let reference = Unmanaged.passUnretained(queue)
+                        if let waiting = LoopBudget.yield(queue: reference, qos: qos, first: work) {
+                            return .yielded(waiting)
+                        }
+                        // Only loops of this queue wait: a new slice.
+                        sliceEnds = now &+ LoopBudget.slice
+                    }
                 }
+                return nil
             }
-            return nil
         }
         let work: Work
         let target: Target
