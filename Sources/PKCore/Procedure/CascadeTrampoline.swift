@@ -4,7 +4,7 @@
 /// once it unwinds, in order. So a cascade through 100,000 nested groups takes bounded stack, and the usual
 /// shallow case runs exactly as if called directly, before `run` returns.
 ///
-/// The list lives on the outermost caller's stack; a thread-specific key points at it.
+/// The list lives on the outermost caller's stack; a ``ThreadLocalPointer`` points at it.
 enum CascadeTrampoline {
 
     /// How many levels run inline on one thread before work is deferred to the outermost level.

@@ -2,7 +2,7 @@
 ///
 /// A thread can drain several procedures' events at once (a procedure's observer cancels another, whose events
 /// then run inline). `synchronize` uses this to run inline instead of waiting for itself. The list lives on the
-/// draining threads' stacks; the thread-specific key points at the innermost entry.
+/// draining threads' stacks; a ``ThreadLocalPointer`` points at the innermost entry.
 enum DrainingProcedures {
 
     private struct Entry {

@@ -29,9 +29,11 @@ public final class ProcedureQueue: @unchecked Sendable {
     // Lifetime: while any operation is outstanding the queue holds one reference to itself (see QueueKeepAlive).
 
     /// Everything mutable about the queue (internal for its extensions in other files, e.g. the cycle check).
+    // PERF(W1, W2): an adaptive mutex (see ContendedMutex): every worker takes it several times per procedure.
     let state: ContendedMutex<ProcedureQueueState>
     private let subject = Subject<any ProcedureQueueObserver>()
     /// Set once a delegate or an observer has been added; until then notifications cost one atomic load.
+    // PERF(W1): no delegate or observer lock on the per-procedure path of a queue nobody listens to.
     private let hasListeners = Atomic<Bool>(false)
     /// The weak delegate, behind a lock of its own: every notification reads it, and the queue's own lock is the
     /// most contended one there is. PERF(W13)
@@ -42,6 +44,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         weak var delegate: (any ProcedureQueueDelegate)?
     }
     /// Mirrors `underlyingQueue != nil`, so the execute path checks it without the lock.
+    // PERF(W1): every execute() asks whether it must hop; without an underlying queue that costs no lock.
     private let hasUnderlyingQueue = Atomic<Bool>(false)
     private static let underlyingKey = DispatchSpecificKey<UnderlyingQueueToken>()
     /// The block every worker loop of this queue is dispatched with (see ``WorkerLoop/spawn(for:on:)``). Made
@@ -250,6 +253,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         let member = QueueMember.procedure(procedure)
         if procedure.enqueueIfReadyAtOnce() {
             // No dependencies: membership, readiness and launch in one critical section.
+            // PERF(W1): one lock acquisition per add instead of three.
             let target = state.withLock { state -> WorkerLoop.Target? in
                 if state.insert(member) { QueueKeepAlive.takeSelfReference(self) }
                 state.ready.append(member, priority: procedure.queuePriority)
@@ -296,6 +300,7 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     private func becameReady(_ member: QueueMember, priority: Operation.QueuePriority) {
         // A loop whose procedure is finishing on this thread takes its next work when the slot is freed.
+        // PERF(W3): a dependent made ready by a finish runs next on the same warm thread, with no dispatch.
         let loopWillPick = WorkerLoop.willPick(for: self)
         let target = state.withLock { state -> WorkerLoop.Target? in
             state.waiting -= 1
@@ -375,6 +380,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// notification (so waiters wake only after it). Returns `true` when nothing is outstanding any more (the
     /// caller then gives back the queue's reference to itself, see ``QueueKeepAlive``).
     private func didFinish(_ member: QueueMember, notification: (any ProcedureQueueObserver) -> Void) -> Bool {
+        // PERF(W1): nobody listens: freeing the slot and settling the member take one critical section, not two.
         guard hasListeners.load(ordering: .acquiring) else { return wake(finished(member, settle: true)) }
         _ = finished(member, settle: false)
         notify(notification)

@@ -3,6 +3,7 @@ import Foundation
 /// The scheduler's bookkeeping for one ``ProcedureQueue``, guarded by the queue's mutex.
 struct ProcedureQueueState {
     /// Every unfinished operation on the queue, held strongly; each knows its index (swap-remove, no hashing).
+    // PERF(W1): O(1) membership without a hash or a Set's allocation per operation.
     var members: [QueueMember] = []
     /// Operations whose dependencies have finished, waiting for a slot.
     var ready = ReadyQueue()
@@ -56,6 +57,9 @@ struct ProcedureQueueState {
     /// Procedures holding a slot (counted in `running`) whose mutually exclusive categories were granted (or
     /// whose request was withdrawn by a cancel): a worker loop starts them next.
     var granted = FIFO<Procedure>()
+
+    // PERF(W1): one loop waiting to start at a time (`pendingLoops`), not one dispatch per ready operation: a burst
+    // of work costs a few dispatches.
 
     /// Whether another ready operation may start now.
     var hasFreeSlot: Bool {
