@@ -35,6 +35,7 @@ public final class ConditionEvaluator: @unchecked Sendable {
     }
 
     /// The conditions' results by index; the first is kept inline (most procedures have one condition).
+    // PERF(W7): no array allocated for a procedure's single condition.
     private struct Results {
         private var first: ConditionResult?
         private var rest: [ConditionResult?]

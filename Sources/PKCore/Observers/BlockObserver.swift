@@ -73,7 +73,7 @@ public struct BlockObserver<P: Procedure>: ProcedureObserver {
 }
 
 extension BlockObserver: EventSelectingObserver {
-    /// The events it has a block for (PERF: a BlockObserver for DidFinish alone, as waiters add, makes its
+    /// The events it has a block for (PERF(W10): a BlockObserver for DidFinish alone, as waiters add, makes its
     /// procedure no will-execute or will-finish token).
     package var observedEvents: ObserverEventKinds {
         var kinds: ObserverEventKinds = []

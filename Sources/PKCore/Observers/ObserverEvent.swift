@@ -74,6 +74,7 @@ struct AnyProcedureObserver: Sendable {
         if let synchronizer = observer.eventQueue {
             storage = .observer { event, procedure in
                 // The procedure's type was checked in `addObserver`, so the cast cannot fail.
+                // PERF(W12, W13): unchecked in release builds (checked in debug), once per event per observer.
                 let typed = unsafeDowncast(procedure, to: O.Procedure.self)
                 Self.run(in: synchronizer, for: procedure) { Self.dispatch(event, to: observer, typed) }
             }

@@ -1,16 +1,8 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Which procedures' event contexts the current thread is draining, innermost first.
 ///
 /// A thread can drain several procedures' events at once (a procedure's observer cancels another, whose events
 /// then run inline). `synchronize` uses this to run inline instead of waiting for itself. The list lives on the
-/// draining threads' stacks; the thread-specific key points at the innermost entry.
+/// draining threads' stacks; a ``ThreadLocalPointer`` points at the innermost entry.
 enum DrainingProcedures {
 
     private struct Entry {
@@ -18,24 +10,17 @@ enum DrainingProcedures {
         let procedure: ObjectIdentifier?
         /// Several procedures at once (see ``withDraining(all:_:)``), looked up by hash.
         let group: UnsafePointer<Set<ObjectIdentifier>>?
-        let outer: UnsafeMutableRawPointer?
+        let outer: UnsafeMutablePointer<Entry>?
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// The innermost entry of this thread.
+    private static let innermost = ThreadLocalPointer<Entry>()
 
     /// Runs `body` with `procedure` recorded as being drained by this thread.
     static func withDraining<R>(_ procedure: Procedure, _ body: () -> R) -> R {
-        let outer = pthread_getspecific(key)
+        let outer = innermost.current
         var entry = Entry(procedure: ObjectIdentifier(procedure), group: nil, outer: outer)
-        return withUnsafeMutablePointer(to: &entry) { pointer in
-            pthread_setspecific(key, pointer)
-            defer { pthread_setspecific(key, outer) }
-            return body()
-        }
+        return withUnsafeMutablePointer(to: &entry) { innermost.withCurrent($0, restoring: outer, body) }
     }
 
     /// Runs `body` with every one of `procedures` recorded as being drained by this thread: the thread holds all of
@@ -44,24 +29,20 @@ enum DrainingProcedures {
     static func withDraining<R>(all procedures: [Procedure], _ body: () -> R) -> R {
         guard !procedures.isEmpty else { return body() }
         // One entry for all of them, a set looked up by hash, so `isDraining` stays cheap however many there are.
-        let outer = pthread_getspecific(key)
+        let outer = innermost.current
         let identities = Set(procedures.map(ObjectIdentifier.init))
         return withUnsafePointer(to: identities) { group in
             var entry = Entry(procedure: nil, group: group, outer: outer)
-            return withUnsafeMutablePointer(to: &entry) { pointer in
-                pthread_setspecific(key, pointer)
-                defer { pthread_setspecific(key, outer) }
-                return body()
-            }
+            return withUnsafeMutablePointer(to: &entry) { innermost.withCurrent($0, restoring: outer, body) }
         }
     }
 
     /// Whether this thread is draining `procedure`'s events.
     static func isDraining(_ procedure: Procedure) -> Bool {
-        var current = pthread_getspecific(key)
+        var current = innermost.current
         let id = ObjectIdentifier(procedure)
         while let pointer = current {
-            let entry = pointer.assumingMemoryBound(to: Entry.self).pointee
+            let entry = pointer.pointee
             if entry.procedure == id || entry.group?.pointee.contains(id) == true { return true }
             current = entry.outer
         }

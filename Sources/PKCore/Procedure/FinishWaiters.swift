@@ -1,24 +1,19 @@
 /// Tasks suspended until a procedure has completely finished (its DidFinish observers included).
 ///
-/// The first waiter is kept inline, so the common case (one `await` per procedure, as `ProcedureQueue.run` does)
+/// The waiters are a ``SmallList``, so the common case (one `await` per procedure, as `ProcedureQueue.run` does)
 /// allocates nothing. Once closed, nobody is added any more. Not thread-safe: it lives in the procedure's storage,
 /// under the procedure's mutex.
 struct FinishWaiters {
-    private var first: UnsafeContinuation<Void, Never>?
-    private var others: [UnsafeContinuation<Void, Never>] = []
+    private var waiters = SmallList<UnsafeContinuation<Void, Never>>()
     private var isClosed = false
 
     /// How many waiters are held.
-    var count: Int { (first == nil ? 0 : 1) + others.count }
+    var count: Int { waiters.count }
 
     /// Adds `waiter`; returns `false` (keeping nothing) once closed, and the caller resumes it itself.
     mutating func add(_ waiter: UnsafeContinuation<Void, Never>) -> Bool {
         guard !isClosed else { return false }
-        if first == nil {
-            first = waiter
-        } else {
-            others.append(waiter)
-        }
+        waiters.append(waiter)
         return true
     }
 
@@ -32,7 +27,6 @@ struct FinishWaiters {
 
     /// Resumes every waiter, in the order they were added.
     func resumeAll() {
-        first?.resume()
-        for waiter in others { waiter.resume() }
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -57,7 +57,13 @@ final class OperationNode: DependencyWaiter, @unchecked Sendable {
     /// Starts the operation; called by the queue on its dispatch queue.
     func start() {
         if !operation.isReady && !operation.isCancelled && !operation.isFinished {
-            // Foundation's own readiness lags ours by a moment (its completion bookkeeping); try again shortly.
+            // POLLING (kept, issue 16): Foundation's own readiness lags ours by a moment (its completion
+            // bookkeeping), and a plain `Operation` subclass may override `isReady` to wait for anything at all; try
+            // again in 1 ms. A notification cannot replace this on Linux: swift-corelibs-foundation has no KVO, and
+            // the `isReady` change an operation announces (`didChangeValue(forKey: "isReady")`) reaches only
+            // Foundation's own `OperationQueue`; there is no completion-block-like hook for readiness as there is
+            // for finishing (see `OperationFinishWatcher`). Only plain operations that are not ready when their
+            // dependencies have finished poll; procedures never do.
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { [self] in start() }
             return
         }
@@ -72,6 +78,8 @@ final class OperationNode: DependencyWaiter, @unchecked Sendable {
             state.isFinished = true
             return true
         }
-        if first, queue.operationDidFinish(self) { queue.releaseSelf() }
+        if first, queue.operationDidFinish(self) {
+            QueueKeepAlive.giveBackSelfReference(Unmanaged.passUnretained(queue))
+        }
     }
 }

@@ -6,12 +6,11 @@ extension ProcedureQueue {
 
     /// Schedules a check for a dependency cycle if nothing can make progress.
     func checkForStallSoon() {
-        let schedule = state.withLock { state -> Bool in
-            guard state.isStalled, !state.stallCheckScheduled else { return false }
-            state.stallCheckScheduled = true
-            return true
-        }
-        guard schedule else { return }
+        if state.withLock({ $0.reserveStallCheck() }) { scheduleStallCheck() }
+    }
+
+    /// Schedules the check ``ProcedureQueueState/reserveStallCheck()`` reserved.
+    func scheduleStallCheck() {
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in
             self?.checkForCycles()
         }

@@ -26,15 +26,14 @@ public final class ProcedureQueue: @unchecked Sendable {
     // @unchecked Sendable: all mutable state is in `state`, guarded by its Mutex; `subject` and the atomics are
     // thread-safe themselves.
     //
-    // Lifetime: while any operation is outstanding (added and not completely finished) the queue holds one
-    // reference to itself, taken when the count leaves zero and given back when it returns to zero. Procedures
-    // therefore refer to their queue without retaining it (`ProcedureStorage.queueRef`), which keeps a shared
-    // reference count out of the per-procedure path.
+    // Lifetime: while any operation is outstanding the queue holds one reference to itself (see QueueKeepAlive).
 
     /// Everything mutable about the queue (internal for its extensions in other files, e.g. the cycle check).
+    // PERF(W1, W2): an adaptive mutex (see ContendedMutex): every worker takes it several times per procedure.
     let state: ContendedMutex<ProcedureQueueState>
     private let subject = Subject<any ProcedureQueueObserver>()
     /// Set once a delegate or an observer has been added; until then notifications cost one atomic load.
+    // PERF(W1): no delegate or observer lock on the per-procedure path of a queue nobody listens to.
     private let hasListeners = Atomic<Bool>(false)
     /// The weak delegate, behind a lock of its own: every notification reads it, and the queue's own lock is the
     /// most contended one there is. PERF(W13)
@@ -45,6 +44,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         weak var delegate: (any ProcedureQueueDelegate)?
     }
     /// Mirrors `underlyingQueue != nil`, so the execute path checks it without the lock.
+    // PERF(W1): every execute() asks whether it must hop; without an underlying queue that costs no lock.
     private let hasUnderlyingQueue = Atomic<Bool>(false)
     private static let underlyingKey = DispatchSpecificKey<UnderlyingQueueToken>()
     /// The block every worker loop of this queue is dispatched with (see ``WorkerLoop/spawn(for:on:)``). Made
@@ -101,25 +101,15 @@ public final class ProcedureQueue: @unchecked Sendable {
         get { state.withLock { $0.isSuspended } }
         set {
             if newValue {
-                let granted = state.withLock { state -> [Procedure] in
-                    state.isSuspended = true
-                    return state.takeGrantedBack()
+                switch state.withLock({ $0.suspend() }) {
+                case .none: break
+                case .giveBackLocks(let procedures): for procedure in procedures { procedure.giveBackLocks() }
                 }
-                for procedure in granted { procedure.giveBackLocks() }
-                return
+            } else {
+                let action = state.withLock { $0.resume() }
+                if let target = action.spawnLoopOn { WorkerLoop.spawn(for: self, on: target) }
+                if action.scheduleStallCheck { scheduleStallCheck() }
             }
-            let deferred = state.withLock { state -> [Procedure] in
-                state.isSuspended = false
-                defer { state.deferredEvaluations = [] }
-                return state.deferredEvaluations
-            }
-            if !deferred.isEmpty {
-                state.withLock { state in
-                    for procedure in deferred { state.evaluations.append(procedure) }
-                }
-            }
-            launchReadyWork()
-            checkForStallSoon()
         }
     }
 
@@ -128,17 +118,11 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// back and returns it to the ready list (giving a granted category back).
     func startAfterLocks(_ procedure: Procedure) {
         let loopWillPick = WorkerLoop.willPick(for: self)
-        let (target, suspended) = state.withLock { state -> (WorkerLoop.Target?, Bool) in
-            if state.isSuspended {
-                state.running -= 1
-                state.ready.append(.procedure(procedure), priority: procedure.queuePriority)
-                return (nil, true)
-            }
-            state.granted.append(procedure)
-            return (!loopWillPick && state.needsLoop() ? state.loopTarget : nil, false)
+        switch state.withLock({ $0.locksGranted(procedure, loopWillPick: loopWillPick) }) {
+        case .none: break
+        case .spawnLoop(let target): WorkerLoop.spawn(for: self, on: target)
+        case .giveBackLocks: procedure.giveBackLocks()
         }
-        if suspended { procedure.giveBackLocks() }
-        if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
     /// The quality of service work runs at (when ``underlyingQueue`` is `nil`).
@@ -269,15 +253,16 @@ public final class ProcedureQueue: @unchecked Sendable {
         let member = QueueMember.procedure(procedure)
         if procedure.enqueueIfReadyAtOnce() {
             // No dependencies: membership, readiness and launch in one critical section.
+            // PERF(W1): one lock acquisition per add instead of three.
             let target = state.withLock { state -> WorkerLoop.Target? in
-                if state.insert(member) { retainSelf() }
+                if state.insert(member) { QueueKeepAlive.takeSelfReference(self) }
                 state.ready.append(member, priority: procedure.queuePriority)
-                return state.needsLoop() ? state.loopTarget : nil
+                return state.reserveLoop()
             }
             if let target { WorkerLoop.spawn(for: self, on: target) }
         } else {
             state.withLock { state in
-                if state.insert(member) { retainSelf() }
+                if state.insert(member) { QueueKeepAlive.takeSelfReference(self) }
                 state.waiting += 1
             }
             if procedure.didEnqueue() { checkForStallSoon() }
@@ -295,7 +280,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         let node = OperationNode(operation: operation, queue: self)
         notify { $0.procedureQueue(self, willAddOperation: operation, context: context) }
         state.withLock { state in
-            if state.insert(.operation(node)) { retainSelf() }
+            if state.insert(.operation(node)) { QueueKeepAlive.takeSelfReference(self) }
             state.waiting += 1
         }
         node.enqueue()
@@ -315,11 +300,12 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     private func becameReady(_ member: QueueMember, priority: Operation.QueuePriority) {
         // A loop whose procedure is finishing on this thread takes its next work when the slot is freed.
+        // PERF(W3): a dependent made ready by a finish runs next on the same warm thread, with no dispatch.
         let loopWillPick = WorkerLoop.willPick(for: self)
         let target = state.withLock { state -> WorkerLoop.Target? in
             state.waiting -= 1
             state.ready.append(member, priority: priority)
-            return !loopWillPick && state.needsLoop() ? state.loopTarget : nil
+            return loopWillPick ? nil : state.reserveLoop()
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
@@ -334,14 +320,14 @@ public final class ProcedureQueue: @unchecked Sendable {
                 return nil
             }
             state.evaluations.append(procedure)
-            return !loopWillPick && state.needsLoop() ? state.loopTarget : nil
+            return loopWillPick ? nil : state.reserveLoop()
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
     /// Makes sure a worker loop will take waiting work: evaluations, or ready work if a slot is free.
     private func launchReadyWork() {
-        let target = state.withLock { $0.needsLoop() ? $0.loopTarget : nil }
+        let target = state.withLock { $0.reserveLoop() }
         if let target { WorkerLoop.spawn(for: self, on: target) }
     }
 
@@ -351,7 +337,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     func nextForLoop(starting: Bool) -> WorkerLoop.Work? {
         let (work, target) = state.withLock { state -> (WorkerLoop.Work?, WorkerLoop.Target?) in
             if starting { state.pendingLoops -= 1 }
-            return (state.popWork(), state.needsLoop() ? state.loopTarget : nil)
+            return (state.popWork(), state.reserveLoop())
         }
         if let target { WorkerLoop.spawn(for: self, on: target) }
         return work
@@ -376,7 +362,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// Called by a procedure as the last step of finishing. Returns `true` when the caller must give back the
-    /// queue's reference to itself (``releaseSelf()``), after it has stopped using the queue.
+    /// queue's reference to itself (``QueueKeepAlive/giveBackSelfReference(_:)``), after it has stopped using the
+    /// queue.
     func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) -> Bool {
         didFinish(.procedure(procedure)) {
             $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors)
@@ -391,8 +378,9 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Frees `member`'s slot, tells the listeners with `notification`, then completes the member's accounting:
     /// in the same critical section as freeing the slot when nobody listens, otherwise in a second one after the
     /// notification (so waiters wake only after it). Returns `true` when nothing is outstanding any more (the
-    /// caller then calls ``releaseSelf()``).
+    /// caller then gives back the queue's reference to itself, see ``QueueKeepAlive``).
     private func didFinish(_ member: QueueMember, notification: (any ProcedureQueueObserver) -> Void) -> Bool {
+        // PERF(W1): nobody listens: freeing the slot and settling the member take one critical section, not two.
         guard hasListeners.load(ordering: .acquiring) else { return wake(finished(member, settle: true)) }
         _ = finished(member, settle: false)
         notify(notification)
@@ -409,11 +397,11 @@ public final class ProcedureQueue: @unchecked Sendable {
             if state.remove(member), state.running > 0 { state.running -= 1 }
             let next = loopWillPick ? state.popWork() : nil
             let idle = settle ? state.settle() : nil
-            return (next, state.needsLoop() ? state.loopTarget : nil, state.isStalled, idle)
+            return (next, state.reserveLoop(), state.reserveStallCheck(), idle)
         }
         if loopWillPick { WorkerLoop.handOff(next) }
         if let target { WorkerLoop.spawn(for: self, on: target) }
-        if stalled { checkForStallSoon() }
+        if stalled { scheduleStallCheck() }
         return idle
     }
 
@@ -422,17 +410,6 @@ public final class ProcedureQueue: @unchecked Sendable {
         guard let waiters else { return false }
         for waiter in waiters { waiter.resume() }
         return true
-    }
-
-    /// Takes the queue's reference to itself; called under the state lock when the first operation is added.
-    private func retainSelf() {
-        _ = Unmanaged.passRetained(self)
-    }
-
-    /// Gives back the reference taken by the first add; called once nothing is outstanding, as the very last use
-    /// of the queue by the caller.
-    func releaseSelf() {
-        Unmanaged.passUnretained(self).release()
     }
 
     // MARK: - Cancelling and waiting

@@ -3,6 +3,7 @@ import Foundation
 /// The scheduler's bookkeeping for one ``ProcedureQueue``, guarded by the queue's mutex.
 struct ProcedureQueueState {
     /// Every unfinished operation on the queue, held strongly; each knows its index (swap-remove, no hashing).
+    // PERF(W1): O(1) membership without a hash or a Set's allocation per operation.
     var members: [QueueMember] = []
     /// Operations whose dependencies have finished, waiting for a slot.
     var ready = ReadyQueue()
@@ -56,6 +57,9 @@ struct ProcedureQueueState {
     /// Procedures holding a slot (counted in `running`) whose mutually exclusive categories were granted (or
     /// whose request was withdrawn by a cancel): a worker loop starts them next.
     var granted = FIFO<Procedure>()
+
+    // PERF(W1): one loop waiting to start at a time (`pendingLoops`), not one dispatch per ready operation: a burst
+    // of work costs a few dispatches.
 
     /// Whether another ready operation may start now.
     var hasFreeSlot: Bool {
@@ -113,20 +117,90 @@ struct ProcedureQueueState {
         return popLaunchable().map { .start($0) }
     }
 
-    /// Whether a worker loop must be dispatched: conditions wait to be evaluated, a granted procedure waits to
-    /// start, or work is ready and a slot is free; and no loop is waiting to start. Counts the loop the caller then
-    /// dispatches.
-    mutating func needsLoop() -> Bool {
+    /// Reserves a worker loop if one must be dispatched: conditions wait to be evaluated, a granted procedure waits
+    /// to start, or work is ready and a slot is free; and no loop is waiting to start. Counts the loop (in
+    /// ``pendingLoops``) and returns where the caller must dispatch it; `nil`: no loop is needed.
+    mutating func reserveLoop() -> WorkerLoop.Target? {
         guard pendingLoops == 0,
             !evaluations.isEmpty || (!granted.isEmpty && !isSuspended) || (!ready.isEmpty && hasFreeSlot)
-        else { return false }
+        else { return nil }
         pendingLoops += 1
+        return loopTarget
+    }
+
+    /// Reserves the dependency-cycle check if nothing can make progress and none is scheduled yet; returns whether
+    /// the caller must schedule it.
+    mutating func reserveStallCheck() -> Bool {
+        guard isStalled, !stallCheckScheduled else { return false }
+        stallCheckScheduled = true
         return true
+    }
+
+    // MARK: - Suspending and resuming
+
+    /// What the queue does, outside its lock, once it is suspended.
+    enum SuspendAction: Equatable {
+        /// Nothing was granted and not started yet.
+        case none
+        /// These procedures held a slot and their granted categories but had not started: their slots were taken
+        /// back and they wait in the ready list again; give their categories back.
+        case giveBackLocks([Procedure])
+    }
+
+    /// What the queue does, outside its lock, once it is resumed.
+    struct ResumeAction: Equatable {
+        /// Where to dispatch the worker loop reserved for the work the suspension held up (`nil`: none needed).
+        var spawnLoopOn: WorkerLoop.Target?
+        /// Whether to schedule a dependency-cycle check (reserved: nothing can make progress).
+        var scheduleStallCheck: Bool
+    }
+
+    /// What the queue does, outside its lock, for a procedure whose mutually exclusive categories were granted (or
+    /// whose request was withdrawn by a cancel).
+    enum LocksGrantedAction: Equatable {
+        /// A worker loop will start it (one is waiting to start, or the loop finishing on this thread picks it).
+        case none
+        /// Dispatch the worker loop reserved to start it.
+        case spawnLoop(WorkerLoop.Target)
+        /// The queue is suspended: its slot was taken back and it waits in the ready list again; give its
+        /// categories back.
+        case giveBackLocks
+    }
+
+    /// Event: the queue is suspended. Granted procedures not started yet give their slots back and return to the
+    /// ready list (see ``takeGrantedBack()``).
+    mutating func suspend() -> SuspendAction {
+        isSuspended = true
+        let taken = takeGrantedBack()
+        return taken.isEmpty ? .none : .giveBackLocks(taken)
+    }
+
+    /// Event: the queue is resumed. Evaluations deferred by the suspension are queued; a loop is reserved if work
+    /// waits, and a cycle check if nothing can make progress. All in one critical section.
+    mutating func resume() -> ResumeAction {
+        isSuspended = false
+        for procedure in deferredEvaluations { evaluations.append(procedure) }
+        deferredEvaluations = []
+        return ResumeAction(spawnLoopOn: reserveLoop(), scheduleStallCheck: reserveStallCheck())
+    }
+
+    /// Event: `procedure`, holding a slot, had its categories granted (or its request withdrawn). It waits for a
+    /// worker loop in ``granted``; when `loopWillPick`, the loop finishing on this thread takes it, so none is
+    /// reserved. On a suspended queue it gives its slot back and returns to the ready list.
+    mutating func locksGranted(_ procedure: Procedure, loopWillPick: Bool) -> LocksGrantedAction {
+        if isSuspended {
+            running -= 1
+            ready.append(.procedure(procedure), priority: procedure.queuePriority)
+            return .giveBackLocks
+        }
+        granted.append(procedure)
+        guard !loopWillPick, let target = reserveLoop() else { return .none }
+        return .spawnLoop(target)
     }
 
     /// Suspending: takes back the slots of granted procedures not started yet and returns them to the ready list;
     /// returns them so the caller gives their categories back.
-    mutating func takeGrantedBack() -> [Procedure] {
+    private mutating func takeGrantedBack() -> [Procedure] {
         var taken: [Procedure] = []
         while let procedure = granted.popFirst() {
             running -= 1

@@ -3,6 +3,8 @@
 /// Most procedures have at most one dependency and at most one dependent (a chain), so their lists never touch
 /// the heap; a longer list is an ordinary array. Not thread-safe: its owner guards it (a procedure's lists live
 /// under the procedure's mutex).
+///
+/// PERF(W3, W9): a chain's procedures allocate nothing for their dependency lists (W3's time, W9's bytes).
 struct SmallList<Element> {
     private enum Storage {
         case empty

@@ -1,18 +1,10 @@
 import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The loop a queue's dispatched work runs in: it keeps taking ready work from its queue until none is left.
 ///
 /// A queue does not dispatch every ready operation. It dispatches a loop only when none is waiting to start
-/// (``ProcedureQueueState/needsLoop()``); a loop takes the next ready operation when it starts and again after each
+/// (``ProcedureQueueState/reserveLoop()``); a loop takes the next ready operation when it starts and again after each
 /// one, so a burst of work costs a few dispatches, not one each. Whenever a loop takes an operation and more is
 /// ready, it makes sure another loop is waiting to start, so an operation that blocks its thread never holds up
 /// the rest for longer than Dispatch takes to find a thread. Loops also evaluate procedures' conditions, queued
@@ -23,7 +15,10 @@ import Synchronization
 /// (``handOff(_:)``), so a chain runs on one warm thread. A loop runs at most ``batchLimit`` operations in one
 /// dispatched block before it re-dispatches itself, so it never monopolises a serial `underlyingQueue`.
 ///
-/// The per-thread state lives on the loop's stack and is reached through a thread-specific key.
+/// The per-thread state lives on the loop's stack and is reached through a ``ThreadLocalPointer``.
+///
+/// PERF(W1): a loop per burst, not a dispatch per operation. PERF(W3): the finish-to-next hand-off runs a chain on
+/// one thread without a dispatch per link.
 enum WorkerLoop {
 
     /// Operations one dispatched block runs before the loop yields its thread back to Dispatch.
@@ -31,9 +26,17 @@ enum WorkerLoop {
 
     /// Where a queue's loops are dispatched: a ``LoopBudget`` lane at a quality of service, or its
     /// `underlyingQueue`.
-    enum Target {
+    enum Target: Equatable {
         case lane(DispatchQoS.QoSClass)
         case underlying(DispatchQueue)
+
+        static func == (lhs: Target, rhs: Target) -> Bool {
+            switch (lhs, rhs) {
+            case (.lane(let left), .lane(let right)): left == right
+            case (.underlying(let left), .underlying(let right)): left === right
+            default: false
+            }
+        }
     }
 
     /// Where a running loop belongs, which decides what it gives back when it ends.
@@ -66,14 +69,11 @@ enum WorkerLoop {
         var handoff: Work?
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// The slot of the loop running on this thread.
+    private static let currentSlot = ThreadLocalPointer<Slot>()
 
     private static var slot: UnsafeMutablePointer<Slot>? {
-        pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self)
+        @inline(__always) get { currentSlot.current }
     }
 
     /// Where a queue's ``ProcedureQueue/loopBlock`` finds its queue: set once, in the queue's initializer. Not
@@ -87,7 +87,7 @@ enum WorkerLoop {
     /// queue's `pendingLoops`. The pending loop holds a reference to the queue until it ends. A loop for a lane first
     /// takes one from the ``LoopBudget``, or waits there for one.
     static func spawn(for queue: ProcedureQueue, on target: Target) {
-        let reference = Unmanaged.passRetained(queue)
+        let reference = QueueKeepAlive.retainForLoop(queue)
         switch target {
         case .underlying(let underlying):
             underlying.async(execute: queue.loopBlock)
@@ -127,14 +127,14 @@ enum WorkerLoop {
             let outcome = queue._withUnsafeGuaranteedRef { run($0, first: work, lane: lane) }
             switch outcome {
             case .continued:
-                queue.release()
+                QueueKeepAlive.releaseLoop(queue)
                 return
             case .yielded(let waiting):
                 // The loop waits in the budget's line, holding the reference it ran with.
                 next = (waiting.queue, waiting.first)
                 continue
             case .ended:
-                queue.release()
+                QueueKeepAlive.releaseLoop(queue)
             }
             switch lane {
             case .lane(let index):
@@ -179,49 +179,50 @@ enum WorkerLoop {
         }
         var state = Slot(queue: ObjectIdentifier(queue))
         let stop = withUnsafeMutablePointer(to: &state) { slot -> Stop? in
-            let previous = pthread_getspecific(key)
-            pthread_setspecific(key, slot)
-            defer { pthread_setspecific(key, previous) }
-            var next = first ?? queue.nextForLoop(starting: true)
-            var remaining = batchLimit
-            while let work = next {
-                switch work {
-                case .start(let member):
-                    if case .procedure(let procedure) = member { slot.pointee.current = ObjectIdentifier(procedure) }
-                    member.start()
-                    slot.pointee.current = nil
-                    slot.pointee.accepting = false
-                case .evaluate(let procedure):
-                    procedure.evaluateConditions()
-                }
-                if slot.pointee.picked {
-                    next = slot.pointee.handoff
-                    slot.pointee.handoff = nil
-                    slot.pointee.picked = false
-                } else {
-                    next = queue.nextForLoop(starting: false)
-                }
-                remaining -= 1
-                guard let work = next else { break }
-                if remaining == 0 {
-                    // Already taken (a member counted as running): a new block starts with it, wherever the
-                    // queue's work runs now.
-                    return .batch(work, queue.loopTarget)
-                }
-                // PERF(W1): the clock is read every 4th operation, and only while loops wait for a lane (which, on a
-                // busy queue, is nearly always: its next loop waits too).
-                if remaining & 3 == 0, sliceEnds != UInt64.max, LoopBudget.loopsAreWaiting {
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    guard now >= sliceEnds, case .lane(let qos) = queue.loopTarget else { continue }
-                    let reference = Unmanaged.passUnretained(queue)
-                    if let waiting = LoopBudget.yield(queue: reference, qos: qos, first: work) {
-                        return .yielded(waiting)
+            currentSlot.withCurrent(slot) { () -> Stop? in
+                var next = first ?? queue.nextForLoop(starting: true)
+                var remaining = batchLimit
+                while let work = next {
+                    switch work {
+                    case .start(let member):
+                        if case .procedure(let procedure) = member {
+                            slot.pointee.current = ObjectIdentifier(procedure)
+                        }
+                        member.start()
+                        slot.pointee.current = nil
+                        slot.pointee.accepting = false
+                    case .evaluate(let procedure):
+                        procedure.evaluateConditions()
                     }
-                    // Only loops of this queue wait: a new slice.
-                    sliceEnds = now &+ LoopBudget.slice
+                    if slot.pointee.picked {
+                        next = slot.pointee.handoff
+                        slot.pointee.handoff = nil
+                        slot.pointee.picked = false
+                    } else {
+                        next = queue.nextForLoop(starting: false)
+                    }
+                    remaining -= 1
+                    guard let work = next else { break }
+                    if remaining == 0 {
+                        // Already taken (a member counted as running): a new block starts with it, wherever the
+                        // queue's work runs now.
+                        return .batch(work, queue.loopTarget)
+                    }
+                    // PERF(W1): the clock is read every 4th operation, and only while loops wait for a lane (which,
+                    // on a busy queue, is nearly always: its next loop waits too).
+                    if remaining & 3 == 0, sliceEnds != UInt64.max, LoopBudget.loopsAreWaiting {
+                        let now = DispatchTime.now().uptimeNanoseconds
+                        guard now >= sliceEnds, case .lane(let qos) = queue.loopTarget else { continue }
+                        let reference = Unmanaged.passUnretained(queue)
+                        if let waiting = LoopBudget.yield(queue: reference, qos: qos, first: work) {
+                            return .yielded(waiting)
+                        }
+                        // Only loops of this queue wait: a new slice.
+                        sliceEnds = now &+ LoopBudget.slice
+                    }
                 }
+                return nil
             }
-            return nil
         }
         let work: Work
         let target: Target
@@ -237,7 +238,7 @@ enum WorkerLoop {
         }
         // Yield the thread after a batch, keeping the lane (or the relief thread) while the queue's work still
         // runs in lanes.
-        let reference = Unmanaged.passRetained(queue)
+        let reference = QueueKeepAlive.retainForLoop(queue)
         switch (lane, target) {
         case (.relief(let relief), .lane):
             relief.async { drive(reference, first: work, lane: lane) }
