@@ -58,7 +58,7 @@ struct ProcedureQueueStateTests {
                 state.ready.append(.procedure(procedure()), priority: .normal)
                 state.pendingLoops = 1
             case .grantedLoopPending:
-                state.granted.append(procedure())
+                state.granted.append(GrantedProcedure(procedure: procedure(), priority: .normal))
                 state.running = 1
                 state.pendingLoops = 1
             case .stalled:
@@ -167,7 +167,7 @@ struct ProcedureQueueStateTests {
         let running = state.running
         let pendingLoops = state.pendingLoops
         let granted = state.granted.count
-        let action = state.locksGranted(procedure, loopWillPick: loopWillPick)
+        let action = state.locksGranted(GrantedProcedure(procedure: procedure, priority: .normal), loopWillPick: loopWillPick)
         if setup.isSuspended {
             #expect(action == .giveBackLocks)
             #expect(state.running == running - 1)

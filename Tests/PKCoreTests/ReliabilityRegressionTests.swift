@@ -29,6 +29,22 @@ struct ReliabilityRegressionTests {
         return procedure
     }
 
+    /// `queuePriority` is open: a subclass's getter is user code, and the queue reads it before taking its lock.
+    /// A getter that asks the queue something (here its operation count, which takes the queue's lock) deadlocked
+    /// when the queue read the priority under its lock, on the plain add and on the category-grant path.
+    @Test(arguments: [false, true])
+    func aQueuePriorityGetterMayAskTheQueue(exclusive: Bool) {
+        let queue = ProcedureQueue()
+        let procedure = QueueAskingProcedure(queue: queue)
+        if exclusive { procedure.add(condition: ExclusiveCondition("priority-\(UUID())")) }
+        let finished = DispatchSemaphore(value: 0)
+        procedure.addDidFinishBlockObserver { _, _ in finished.signal() }
+        // On a thread of its own: if the add deadlocks, the test fails instead of hanging the run.
+        DispatchQueue.global().async { queue.add(procedure: procedure) }
+        #expect(finished.wait(timeout: .now() + 20) == .success)
+        #expect(procedure.priorityReads.load(ordering: .relaxed) >= 1)
+    }
+
     /// F2: a procedure granted a category while it waited for a slot held by a group whose child waited for that
     /// category. Categories are now asked for only once a slot is held.
     @Test(arguments: 0..<10)
@@ -292,4 +308,27 @@ final class SlowAddObserver: ProcedureQueueObserver {
     func procedureQueue(_ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?) {
         if ObjectIdentifier(procedure) == slowFor { usleep(50_000) }
     }
+}
+
+/// A procedure whose `queuePriority` getter asks its queue for its operation count (which takes the queue's lock).
+private final class QueueAskingProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: `queue` is set in init and only read; `priorityReads` is atomic.
+    private weak var queue: ProcedureQueue?
+    let priorityReads = Atomic(0)
+
+    init(queue: ProcedureQueue) {
+        self.queue = queue
+        super.init()
+    }
+
+    override var queuePriority: Operation.QueuePriority {
+        get {
+            _ = queue?.operationCount
+            priorityReads.add(1, ordering: .relaxed)
+            return .normal
+        }
+        set {}
+    }
+
+    override func execute() { finish() }
 }

@@ -118,7 +118,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// back and returns it to the ready list (giving a granted category back).
     func startAfterLocks(_ procedure: Procedure) {
         let loopWillPick = WorkerLoop.willPick(for: self)
-        switch state.withLock({ $0.locksGranted(procedure, loopWillPick: loopWillPick) }) {
+        let granted = GrantedProcedure(procedure: procedure, priority: procedure.queuePriority)
+        switch state.withLock({ $0.locksGranted(granted, loopWillPick: loopWillPick) }) {
         case .none: break
         case .spawnLoop(let target): WorkerLoop.spawn(for: self, on: target)
         case .giveBackLocks: procedure.giveBackLocks()
@@ -254,9 +255,11 @@ public final class ProcedureQueue: @unchecked Sendable {
         if procedure.enqueueIfReadyAtOnce() {
             // No dependencies: membership, readiness and launch in one critical section.
             // PERF(W1): one lock acquisition per add instead of three.
+            // `queuePriority` is open (a subclass may override it): read before the lock, never under it.
+            let priority = procedure.queuePriority
             let target = state.withLock { state -> WorkerLoop.Target? in
                 if state.insert(member) { QueueKeepAlive.takeSelfReference(self) }
-                state.ready.append(member, priority: procedure.queuePriority)
+                state.ready.append(member, priority: priority)
                 return state.reserveLoop()
             }
             if let target { WorkerLoop.spawn(for: self, on: target) }

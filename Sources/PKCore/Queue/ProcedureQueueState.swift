@@ -56,7 +56,7 @@ struct ProcedureQueueState {
     var deferredEvaluations: [Procedure] = []
     /// Procedures holding a slot (counted in `running`) whose mutually exclusive categories were granted (or
     /// whose request was withdrawn by a cancel): a worker loop starts them next.
-    var granted = FIFO<Procedure>()
+    var granted = FIFO<GrantedProcedure>()
 
     // PERF(W1): one loop waiting to start at a time (`pendingLoops`), not one dispatch per ready operation: a burst
     // of work costs a few dispatches.
@@ -113,7 +113,7 @@ struct ProcedureQueueState {
     /// as running).
     mutating func popWork() -> WorkerLoop.Work? {
         if let procedure = evaluations.popFirst() { return .evaluate(procedure) }
-        if !isSuspended, let procedure = granted.popFirst() { return .start(.procedure(procedure)) }
+        if !isSuspended, let granted = granted.popFirst() { return .start(.procedure(granted.procedure)) }
         return popLaunchable().map { .start($0) }
     }
 
@@ -187,10 +187,10 @@ struct ProcedureQueueState {
     /// Event: `procedure`, holding a slot, had its categories granted (or its request withdrawn). It waits for a
     /// worker loop in ``granted``; when `loopWillPick`, the loop finishing on this thread takes it, so none is
     /// reserved. On a suspended queue it gives its slot back and returns to the ready list.
-    mutating func locksGranted(_ procedure: Procedure, loopWillPick: Bool) -> LocksGrantedAction {
+    mutating func locksGranted(_ procedure: GrantedProcedure, loopWillPick: Bool) -> LocksGrantedAction {
         if isSuspended {
             running -= 1
-            ready.append(.procedure(procedure), priority: procedure.queuePriority)
+            ready.append(.procedure(procedure.procedure), priority: procedure.priority)
             return .giveBackLocks
         }
         granted.append(procedure)
@@ -202,10 +202,10 @@ struct ProcedureQueueState {
     /// returns them so the caller gives their categories back.
     private mutating func takeGrantedBack() -> [Procedure] {
         var taken: [Procedure] = []
-        while let procedure = granted.popFirst() {
+        while let granted = granted.popFirst() {
             running -= 1
-            ready.append(.procedure(procedure), priority: procedure.queuePriority)
-            taken.append(procedure)
+            ready.append(.procedure(granted.procedure), priority: granted.priority)
+            taken.append(granted.procedure)
         }
         return taken
     }
@@ -232,3 +232,11 @@ extension QualityOfService {
 
 /// The dispatch-specific value a ``ProcedureQueue`` sets on its underlying queue.
 final class UnderlyingQueueToken: Sendable {}
+
+/// A procedure whose mutually exclusive categories were granted, waiting in ``ProcedureQueueState/granted`` for a
+/// worker loop, with its `queuePriority` as read before the queue's lock was taken (`queuePriority` is open, so a
+/// subclass's getter is user code and never runs under the lock; see `LOCKING.md`).
+struct GrantedProcedure {
+    let procedure: Procedure
+    let priority: Operation.QueuePriority
+}
