@@ -122,4 +122,84 @@ import Testing
         }
         await PKExpectReleased(leaks)
     }
+    // MARK: - Timeouts (the closure-free entries of TimeoutObserver)
+
+    @Test func aTimeoutStartsOnceForOneProcedureAndStopsOnlyForIt() {
+        let heap = TimerHeap(qos: .default)
+        let timer = ScheduledTimer.timeout(of: .by(3_600), heap: heap)
+        let first = BlockProcedure {}
+        let second = BlockProcedure {}
+        timer.cancel()  // unstarted: left startable
+        #expect(!timer.isScheduled)
+        #expect(timer.start(for: first, afterSeconds: 3_600))
+        #expect(!timer.start(for: second, afterSeconds: 3_600))
+        #expect(!timer.start(for: first, afterSeconds: 3_600))
+        #expect(timer.isScheduled)
+        #expect(heap.count == 1)
+        timer.stop(for: second)
+        #expect(heap.count == 1)
+        timer.stop(for: first)
+        #expect(heap.count == 0)
+        #expect(!timer.isScheduled)
+        timer.stop(for: first)
+        #expect(!timer.start(for: first, afterSeconds: 3_600))
+        #expect(heap.count == 0)
+        #expect(heap.isConsistent)
+    }
+
+    @Test func aTimeoutThatFiresCancelsItsProcedureWithTimedOut() {
+        let heap = TimerHeap(qos: .default)
+        let timer = ScheduledTimer.timeout(of: .by(0.002), heap: heap)
+        let procedure = BlockProcedure {}
+        let cancelled = DispatchSemaphore(value: 0)
+        procedure.addDidCancelBlockObserver { _, _ in cancelled.signal() }
+        #expect(timer.start(for: procedure, afterSeconds: 0.002))
+        #expect(waitFor(cancelled, "the timeout's cancel"))
+        #expect(procedure.isCancelled)
+        #expect(
+            procedure.errors.contains { error in
+                guard let error = error as? ProcedureKitError, case .timedOut(let delay) = error.context else {
+                    return false
+                }
+                return delay == .by(0.002)
+            })
+        #expect(heap.count == 0)
+        timer.stop(for: procedure)
+        #expect(heap.count == 0)
+    }
+
+    @Test func aTimeoutDoesNotCancelAFinishedProcedure() {
+        let heap = TimerHeap(qos: .default)
+        let timer = ScheduledTimer.timeout(of: .by(0.001), heap: heap)
+        let procedure = BlockProcedure {}
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        queue.waitUntilAllOperationsAreFinished()
+        #expect(timer.start(for: procedure, afterSeconds: 0.001))
+        let probe = DispatchSemaphore(value: 0)
+        _ = heap.schedule(deadline: uptime(after: .milliseconds(20))) { probe.signal() }
+        #expect(waitFor(probe, "an action after the timeout's deadline"))
+        #expect(!procedure.isCancelled)
+        #expect(procedure.errors.isEmpty)
+    }
+
+    @Test func aStoppedTimeoutReleasesItsProcedureAtOnce() async {
+        let heap = TimerHeap(qos: .default)
+        let timer = ScheduledTimer.timeout(of: .by(3_600), heap: heap)
+        let leaks = LeakCheck()
+        do {
+            let procedure = BlockProcedure {}
+            leaks.track(procedure)
+            #expect(timer.start(for: procedure, afterSeconds: 3_600))
+            timer.stop(for: procedure)
+        }
+        await PKExpectReleased(leaks)
+        withExtendedLifetime(timer) {}
+    }
+
+    @Test func onlyTheSystemClockGetsATimeoutEntry() {
+        #expect(ScheduledTimer.timeout(of: .by(1), clock: SystemClock()) != nil)
+        #expect(ScheduledTimer.timeout(of: .by(1), clock: SystemClock(qualityOfService: .utility)) != nil)
+        #expect(ScheduledTimer.timeout(of: .by(1), clock: ManualClock()) == nil)
+    }
 }

@@ -92,12 +92,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     /// The procedure's name; defaults to the type name.
     open override var name: String? {
-        get { storage.withLock { $0.name } ?? String(describing: type(of: self)) }
+        get { storage.withLock { $0.name } ?? TypeNames.name(of: type(of: self)) }
         set { storage.withLock { $0.name = newValue } }
     }
 
     /// The name, never `nil`.
-    public final var procedureName: String { name ?? String(describing: type(of: self)) }
+    public final var procedureName: String { name ?? TypeNames.name(of: type(of: self)) }
 
     /// `true` once `cancel` was accepted.
     public final override var isCancelled: Bool { storage.withLock { $0.machine.isCancelled } }

@@ -26,8 +26,7 @@ public struct SystemClock: ProcedureClock {
     /// Runs `action` once `delay` has passed (at once, asynchronously, when it is zero or negative), unless the
     /// returned action is cancelled first.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
-        let nanoseconds = delay <= .zero ? 0 : UInt64(min(delay.timeInterval * 1e9, Double(UInt64.max / 4)))
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ nanoseconds
+        let deadline = TimerHeap.deadline(afterSeconds: delay <= .zero ? 0 : delay.timeInterval)
         return TimerHeap.shared(for: qualityOfService).schedule(deadline: deadline, action)
     }
 }

@@ -17,7 +17,9 @@ import PKCore
 ///   no reference to a finished procedure (the timer, which holds it until then, is released at finish).
 ///
 /// Timers run on a ``PKCore/ProcedureClock``: ``PKCore/SystemClock`` by default, PKTesting's `ManualClock` in tests.
-/// Thread-safe: a value type whose running timers live in a process-wide locked table.
+/// Thread-safe: a value type. On the system clock, each value carries one timer of its own, made with it and
+/// started for the first procedure that executes (no closure, no table: PERF(W12)); other clocks, and further
+/// procedures of a value attached to several, keep their timers in a process-wide locked table.
 public struct TimeoutObserver: ProcedureObserver {
 
     /// The limit: an interval from the start of `execute()`, or a deadline.
@@ -26,6 +28,8 @@ public struct TimeoutObserver: ProcedureObserver {
     private let clock: any ProcedureClock
     /// This value's number in the table of running timers.
     private let id: UInt64
+    /// The timer of the first procedure this value times, on the system clock (`nil` on other clocks).
+    private let timer: ScheduledTimer?
 
     /// Times out the procedure `interval` seconds after it starts executing.
     public init(by interval: TimeInterval, clock: any ProcedureClock = SystemClock()) {
@@ -47,10 +51,11 @@ public struct TimeoutObserver: ProcedureObserver {
         self.delay = delay
         self.clock = clock
         self.id = TimeoutTimers.shared.makeObserverID()
+        timer = ScheduledTimer.timeout(of: delay, clock: clock)
     }
 
     /// How many procedures this observer value has a timer for now; for tests.
-    var activeTimerCount: Int { TimeoutTimers.shared.count(for: id) }
+    var activeTimerCount: Int { TimeoutTimers.shared.count(for: id) + (timer?.isScheduled == true ? 1 : 0) }
 
     /// Starts the timer, unless the interval has already run out.
     public func will(execute procedure: Procedure, pendingExecute: PendingExecuteEvent) {
@@ -60,20 +65,23 @@ public struct TimeoutObserver: ProcedureObserver {
         case .until(let date): interval = date.timeIntervalSince(clock.now)
         }
         guard interval > 0 else { return }
+        // The timer holds the procedure strongly until it fires or is stopped at finish (a weak reference would
+        // give every timed procedure a side table, slowing each of its retains and releases).
+        if let timer, timer.start(for: procedure, afterSeconds: interval) { return }
         let delay = delay
-        // The timer holds the procedure strongly until it fires or is cancelled at finish (a weak reference would
-        // give every timed procedure a side table, slowing each of its retains and releases). PERF(W12): the error
-        // is made only if the timer fires.
-        let timer = clock.schedule(after: .seconds(interval)) {
+        // PERF(W12): the error is made only if the timer fires.
+        let scheduled = clock.schedule(after: .seconds(interval)) {
             guard !procedure.isFinished, !procedure.isCancelled else { return }
             procedure.cancel(with: ProcedureKitError.timedOut(with: delay))
         }
         // The same value attached twice to one procedure keeps both timers: the earlier one wins.
-        TimeoutTimers.shared.add(timer, observer: id, for: procedure)
+        TimeoutTimers.shared.add(scheduled, observer: id, for: procedure)
     }
 
-    /// Cancels and releases the procedure's timers (this observer's and any other timeout observer's).
+    /// Cancels and releases the procedure's timers (this observer's own, and those in the table, whichever timeout
+    /// observer started them).
     public func did(finish procedure: Procedure, withErrors errors: [any Error]) {
+        timer?.stop(for: procedure)
         TimeoutTimers.shared.cancelAll(for: procedure)
     }
 }

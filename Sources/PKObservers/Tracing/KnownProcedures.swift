@@ -26,6 +26,9 @@ struct KnownProcedures {
         // PERF(W13): an unowned reference instead of a weak one (see the type's documentation).
         unowned let procedure: Procedure
         let id: UInt64
+        /// The observer, until the procedure finishes.
+        // PERF(W13): kept in the entry, not in a second table: one hash operation to register, one to finish.
+        var running: RunningObserver?
     }
 
     /// The observer of a procedure that has not finished, held weakly: the observer holds the recorder, so a strong
@@ -44,25 +47,26 @@ struct KnownProcedures {
     /// How many finished procedures each shard keeps recognising.
     static let finishedKept = 256
 
+    /// The numbered procedures, with the observers of those that have not finished.
     private var entries: [ObjectIdentifier: Entry] = [:]
-    /// The observers of the numbered procedures that have not finished, by procedure address.
-    private var running: [ObjectIdentifier: RunningObserver] = [:]
     /// Finished procedures, oldest first from `finishedHead`.
     private var finished: [ObjectIdentifier] = []
     private var finishedHead = 0
     /// Traced dependents waiting for a dependency that is not traced (yet), by the dependency's address.
     private var interests: [ObjectIdentifier: [UInt64]] = [:]
     private var categories: [ObjectIdentifier: String] = [:]
+    /// The type last named, and its name: procedures of one type usually come in runs.
+    private var lastCategory: (type: ObjectIdentifier, name: String)?
 
     /// Numbers `procedure` as `id`, unless it is traced already.
     mutating func register(_ procedure: Procedure, id: UInt64, observer: TraceObserver) -> Registration {
         let key = ObjectIdentifier(procedure)
-        if entries[key] != nil {
-            return .tracedAlready(running[key]?.observer)
+        let entry = Entry(procedure: procedure, id: id, running: RunningObserver(observer: observer))
+        if let existing = entries.updateValue(entry, forKey: key) {
+            entries[key] = existing  // rare: put it back
+            return .tracedAlready(existing.running?.observer)
         }
-        entries[key] = Entry(procedure: procedure, id: id)
-        running[key] = RunningObserver(observer: observer)
-        let dependents = interests.removeValue(forKey: key) ?? []
+        let dependents = interests.isEmpty ? [] : interests.removeValue(forKey: key) ?? []
         return .registered(category: category(of: procedure), dependents: dependents)
     }
 
@@ -97,8 +101,7 @@ struct KnownProcedures {
     /// Forgets the observer of a procedure that finished, and the oldest finished procedure beyond the ones kept.
     mutating func procedureFinished(_ procedure: ObjectIdentifier, id: UInt64) -> Released {
         var released = Released()
-        guard entries[procedure]?.id == id else { return released }
-        released.observer = running.removeValue(forKey: procedure)
+        guard Self.takeObserver(from: &entries[procedure], id: id, into: &released.observer) else { return released }
         finished.append(procedure)
         if finished.count - finishedHead > Self.finishedKept {
             released.evicted = entries.removeValue(forKey: finished[finishedHead])
@@ -111,17 +114,31 @@ struct KnownProcedures {
         return released
     }
 
+    /// Moves the observer out of `entry` (in place: no copy of the weak reference) if it is numbered `id`.
+    private static func takeObserver(from entry: inout Entry?, id: UInt64, into observer: inout RunningObserver?)
+        -> Bool
+    {
+        guard entry?.id == id else { return false }
+        swap(&entry!.running, &observer)
+        return true
+    }
+
     /// The observers of the traced procedures that have not finished.
     var unfinished: [TraceObserver] {
-        running.values.compactMap(\.observer)
+        entries.values.compactMap { $0.running?.observer }
     }
 
     /// Caches type names: describing a type costs far more than a dictionary lookup.
     private mutating func category(of procedure: Procedure) -> String {
         let type = ObjectIdentifier(Swift.type(of: procedure))
-        if let name = categories[type] { return name }
+        if let last = lastCategory, last.type == type { return last.name }
+        if let name = categories[type] {
+            lastCategory = (type, name)
+            return name
+        }
         let name = String(describing: Swift.type(of: procedure))
         categories[type] = name
+        lastCategory = (type, name)
         return name
     }
 }

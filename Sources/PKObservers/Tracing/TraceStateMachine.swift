@@ -103,60 +103,85 @@ struct TraceStateMachine {
         case record(TraceRecord, withdrawing: [ObjectIdentifier])
     }
 
-    private(set) var state: State
+    /// The machine's phase; the data of each phase lives in the stored properties below, updated in place.
+    ///
+    /// PERF(W13): an enum with the attachment and progress as payloads was copied (strings and arrays retained and
+    /// released, through outlined value witnesses) at every transition; several thousand instructions per traced
+    /// procedure. ``state`` still presents the same states, built on demand (for tests and failure messages).
+    private enum Phase: UInt8 {
+        case unattached, attaching, waiting, executing, finishing, finished, declined
+    }
+
+    private var phase = Phase.unattached
+    private let setup: Setup
+    /// The procedure being attached (phase `attaching`).
+    private var attaching: ObjectIdentifier?
+    /// The registered procedure (phases `waiting`, `executing`, `finishing`).
+    private var attachment: Attachment?
+    private var progress = Progress()
+
+    /// The state, as a value; built on each read.
+    var state: State {
+        switch phase {
+        case .unattached: .unattached(setup)
+        case .attaching: .attaching(attaching!, setup)
+        case .waiting: .waiting(attachment!, progress)
+        case .executing: .executing(attachment!, progress)
+        case .finishing: .finishing(attachment!, progress)
+        case .finished: .finished
+        case .declined: .declined
+        }
+    }
 
     init(setup: Setup) {
-        state = .unattached(setup)
+        self.setup = setup
+    }
+
+    /// Whether the machine traces `procedure` and it has not finished.
+    private func traces(_ procedure: ObjectIdentifier) -> Bool {
+        switch phase {
+        case .waiting, .executing, .finishing: attachment?.procedure == procedure
+        case .unattached, .attaching, .finished, .declined: false
+        }
     }
 
     // MARK: - Attaching
 
     mutating func attachBegan(_ procedure: ObjectIdentifier) -> AttachAction {
-        switch state {
-        case .unattached(let setup):
-            state = .attaching(procedure, setup)
-            return .register(setup)
-        case .attaching, .waiting, .executing, .finishing, .finished, .declined:
-            return .declineSecondAttachment
-        }
+        guard phase == .unattached else { return .declineSecondAttachment }
+        phase = .attaching
+        attaching = procedure
+        return .register(setup)
     }
 
     mutating func registered(
         _ procedure: ObjectIdentifier, id: UInt64, name: String, category: String, at time: UInt64, links: Links
     ) {
-        switch state {
-        case .attaching(let attaching, let setup) where attaching == procedure:
-            let attachment = Attachment(
-                procedure: procedure, id: id, name: name, category: category, setup: setup, attachedAt: time,
-                links: links)
-            state = .waiting(attachment, Progress(queue: setup.queue, dependencies: links.resolved))
-        case .unattached, .attaching, .waiting, .executing, .finishing, .finished, .declined:
+        guard phase == .attaching, attaching == procedure else {
             preconditionFailure("TraceObserver: registered without attaching (state \(state))")
         }
+        attachment = Attachment(
+            procedure: procedure, id: id, name: name, category: category, setup: setup, attachedAt: time,
+            links: links)
+        progress = Progress(queue: setup.queue, dependencies: links.resolved)
+        attaching = nil
+        phase = .waiting
     }
 
     mutating func registrationRefused(_ procedure: ObjectIdentifier) {
-        switch state {
-        case .attaching(let attaching, _) where attaching == procedure:
-            state = .declined
-        case .unattached, .attaching, .waiting, .executing, .finishing, .finished, .declined:
+        guard phase == .attaching, attaching == procedure else {
             preconditionFailure("TraceObserver: registration refused without attaching (state \(state))")
         }
+        attaching = nil
+        phase = .declined
     }
 
     /// Records the queue's name if none is known (the procedure was traced before it was enqueued).
     mutating func queueIsKnown(_ name: String?) {
         guard let name else { return }
-        switch state {
-        case .waiting(let attachment, var progress):
+        switch phase {
+        case .waiting, .executing, .finishing:
             if progress.queue == nil { progress.queue = name }
-            state = .waiting(attachment, progress)
-        case .executing(let attachment, var progress):
-            if progress.queue == nil { progress.queue = name }
-            state = .executing(attachment, progress)
-        case .finishing(let attachment, var progress):
-            if progress.queue == nil { progress.queue = name }
-            state = .finishing(attachment, progress)
         case .unattached, .attaching, .finished, .declined:
             break
         }
@@ -164,127 +189,89 @@ struct TraceStateMachine {
 
     // MARK: - Lifecycle
 
-    mutating func willExecute(_ procedure: ObjectIdentifier, at time: UInt64) {
-        switch state {
-        case .waiting(let attachment, var progress) where attachment.procedure == procedure:
-            progress.startedAt = time
-            state = .executing(attachment, progress)
-        case .executing, .finishing, .finished, .declined, .waiting:
-            break  // a repeat, or another procedure's event
+    /// Traps on an event that cannot come before the attachment was registered.
+    private func requireAttached(_ event: String) {
+        switch phase {
         case .unattached, .attaching:
-            preconditionFailure("TraceObserver: willExecute before didAttach (state \(state))")
+            preconditionFailure("TraceObserver: \(event) before didAttach (state \(state))")
+        case .waiting, .executing, .finishing, .finished, .declined:
+            break
         }
     }
 
+    mutating func willExecute(_ procedure: ObjectIdentifier, at time: UInt64) {
+        requireAttached("willExecute")
+        // Anything else is a repeat, or another procedure's event.
+        guard phase == .waiting, traces(procedure) else { return }
+        progress.startedAt = time
+        phase = .executing
+    }
+
     mutating func didExecute(_ procedure: ObjectIdentifier, thread: UInt64) {
-        switch state {
-        case .waiting(let attachment, var progress) where attachment.procedure == procedure:
+        requireAttached("didExecute")
+        guard traces(procedure) else { return }
+        switch phase {
+        case .waiting:
             // Attached during the WillExecute phase: execute() ran, its start was missed.
             progress.thread = thread
-            state = .executing(attachment, progress)
-        case .executing(let attachment, var progress) where attachment.procedure == procedure:
+            phase = .executing
+        case .executing, .finishing:
             if progress.thread == nil { progress.thread = thread }
-            state = .executing(attachment, progress)
-        case .finishing(let attachment, var progress) where attachment.procedure == procedure:
-            if progress.thread == nil { progress.thread = thread }
-            state = .finishing(attachment, progress)
-        case .waiting, .executing, .finishing, .finished, .declined:
+        case .unattached, .attaching, .finished, .declined:
             break
-        case .unattached, .attaching:
-            preconditionFailure("TraceObserver: didExecute before didAttach (state \(state))")
         }
     }
 
     mutating func didCancel(_ procedure: ObjectIdentifier, at time: UInt64, errors: [String]) {
-        let cancellation = TraceRecord.Cancellation(at: time, errors: errors)
-        switch state {
-        case .waiting(let attachment, var progress) where attachment.procedure == procedure:
-            if progress.cancellation == nil { progress.cancellation = cancellation }
-            state = .waiting(attachment, progress)
-        case .executing(let attachment, var progress) where attachment.procedure == procedure:
-            if progress.cancellation == nil { progress.cancellation = cancellation }
-            state = .executing(attachment, progress)
-        case .finishing(let attachment, var progress) where attachment.procedure == procedure:
-            if progress.cancellation == nil { progress.cancellation = cancellation }
-            state = .finishing(attachment, progress)
-        case .waiting, .executing, .finishing, .finished, .declined:
-            break
-        case .unattached, .attaching:
-            preconditionFailure("TraceObserver: didCancel before didAttach (state \(state))")
-        }
+        requireAttached("didCancel")
+        guard traces(procedure), progress.cancellation == nil else { return }
+        progress.cancellation = TraceRecord.Cancellation(at: time, errors: errors)
     }
 
     /// The link a child added now gets, or `nil` when this observer traces nothing (or another procedure).
     func linkForChild(of procedure: ObjectIdentifier, kind: TraceRecord.LinkKind, at time: UInt64)
         -> TraceRecord.Link?
     {
-        switch state {
-        case .waiting(let attachment, _), .executing(let attachment, _), .finishing(let attachment, _):
-            guard attachment.procedure == procedure else { return nil }
-            return TraceRecord.Link(kind: kind, parent: attachment.id, at: time)
-        case .finished, .declined:
-            return nil
-        case .unattached, .attaching:
-            preconditionFailure("TraceObserver: willAdd before didAttach (state \(state))")
-        }
+        requireAttached("willAdd")
+        guard traces(procedure), let attachment else { return nil }
+        return TraceRecord.Link(kind: kind, parent: attachment.id, at: time)
     }
 
     /// What the WillFinish event needs to settle the dependency links: the procedure's number and its links at
     /// registration; `nil` when it is not traced here, or its links were settled already.
     func linksToSettle(_ procedure: ObjectIdentifier) -> (id: UInt64, links: Links)? {
-        switch state {
-        case .waiting(let attachment, let progress), .executing(let attachment, let progress),
-            .finishing(let attachment, let progress):
-            guard attachment.procedure == procedure, !progress.dependenciesSettled else { return nil }
-            return (attachment.id, attachment.links)
-        case .unattached, .attaching, .finished, .declined:
-            return nil
-        }
+        guard traces(procedure), !progress.dependenciesSettled, let attachment else { return nil }
+        return (attachment.id, attachment.links)
     }
 
     /// The procedure is finishing; `added` are the traced dependencies it gained after it was registered.
     mutating func willFinish(_ procedure: ObjectIdentifier, addedDependencies added: [UInt64]) {
-        switch state {
-        case .waiting(let attachment, var progress) where attachment.procedure == procedure,
-            .executing(let attachment, var progress) where attachment.procedure == procedure:
-            if !progress.dependenciesSettled { progress.dependencies += added }
-            progress.dependenciesSettled = true
-            state = .finishing(attachment, progress)
-        case .waiting, .executing, .finishing, .finished, .declined:
-            break
-        case .unattached, .attaching:
-            preconditionFailure("TraceObserver: willFinish before didAttach (state \(state))")
-        }
+        requireAttached("willFinish")
+        guard phase == .waiting || phase == .executing, traces(procedure) else { return }
+        if !progress.dependenciesSettled { progress.dependencies += added }
+        progress.dependenciesSettled = true
+        phase = .finishing
     }
 
     mutating func didFinish(
         _ procedure: ObjectIdentifier, at time: UInt64, errors: [String], cancelled: Bool
     ) -> FinishAction {
-        switch state {
-        case .waiting(let attachment, let progress) where attachment.procedure == procedure,
-            .executing(let attachment, let progress) where attachment.procedure == procedure,
-            .finishing(let attachment, let progress) where attachment.procedure == procedure:
-            let status: TraceRecord.Status = cancelled ? .cancelled : (errors.isEmpty ? .finished : .failed)
-            state = .finished
-            let record = Self.record(attachment, progress, endedAt: time, status: status, errors: errors)
-            return .record(record, withdrawing: progress.dependenciesSettled ? [] : attachment.links.awaiting)
-        case .waiting, .executing, .finishing, .finished, .declined:
-            return .none
-        case .unattached, .attaching:
-            preconditionFailure("TraceObserver: didFinish before didAttach (state \(state))")
-        }
+        requireAttached("didFinish")
+        guard traces(procedure), let attachment else { return .none }
+        let status: TraceRecord.Status = cancelled ? .cancelled : (errors.isEmpty ? .finished : .failed)
+        let record = Self.record(attachment, progress, endedAt: time, status: status, errors: errors)
+        let withdrawing = progress.dependenciesSettled ? [] : attachment.links.awaiting
+        phase = .finished
+        self.attachment = nil
+        progress = Progress()
+        return .record(record, withdrawing: withdrawing)
     }
 
     /// The record of a procedure still running at `time`, for a trace written before it finished; `nil` once it
     /// has finished or when nothing is traced.
     func unfinishedRecord(at time: UInt64) -> TraceRecord? {
-        switch state {
-        case .waiting(let attachment, let progress), .executing(let attachment, let progress),
-            .finishing(let attachment, let progress):
-            return Self.record(attachment, progress, endedAt: max(time, attachment.attachedAt), status: .unfinished)
-        case .unattached, .attaching, .finished, .declined:
-            return nil
-        }
+        guard let attachment, phase == .waiting || phase == .executing || phase == .finishing else { return nil }
+        return Self.record(attachment, progress, endedAt: max(time, attachment.attachedAt), status: .unfinished)
     }
 
     private static func record(

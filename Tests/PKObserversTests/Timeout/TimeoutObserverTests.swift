@@ -140,6 +140,32 @@ import Testing
         #expect(observer.activeTimerCount == 0)
     }
 
+    /// On the system clock a value carries one timer of its own for its first procedure; the others, and the same
+    /// procedure attached twice, go to the shared table. Every timer is stopped at finish, and nothing is kept.
+    @Test func onTheSystemClockEveryTimerOfAValueIsStoppedAtFinishAndNothingIsKept() {
+        let observer = TimeoutObserver(by: 3_600)
+        let leaks = LeakCheck()
+        do {
+            let procedures = [HeldProcedure(name: "First"), HeldProcedure(name: "Second")]
+            for procedure in procedures {
+                leaks.track(procedure)
+                procedure.addObserver(observer)
+            }
+            procedures[0].addObserver(observer)
+            let queue = ProcedureQueue()
+            for procedure in procedures {
+                queue.add(procedure: procedure)
+                #expect(procedure.waitUntilStarted())
+            }
+            #expect(observer.activeTimerCount == 3)
+            for procedure in procedures { procedure.release() }
+            #expect(waitForAll(procedures))
+            #expect(procedures.allSatisfy { !$0.isCancelled && $0.errors.isEmpty })
+        }
+        #expect(leaks.waitUntilReleased().isEmpty)
+        #expect(observer.activeTimerCount == 0)
+    }
+
     @Test func anAlreadyCancelledProcedureKeepsItsCancellationAndGetsNoTimeoutError() {
         let clock = ManualClock()
         let procedure = HeldProcedure(ignoresCancellation: true)
