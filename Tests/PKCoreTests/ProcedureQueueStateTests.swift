@@ -167,7 +167,8 @@ struct ProcedureQueueStateTests {
         let running = state.running
         let pendingLoops = state.pendingLoops
         let granted = state.granted.count
-        let action = state.locksGranted(GrantedProcedure(procedure: procedure, priority: .normal), loopWillPick: loopWillPick)
+        let action = state.locksGranted(
+            GrantedProcedure(procedure: procedure, priority: .normal), loopWillPick: loopWillPick)
         if setup.isSuspended {
             #expect(action == .giveBackLocks)
             #expect(state.running == running - 1)
