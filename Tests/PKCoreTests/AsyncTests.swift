@@ -75,6 +75,33 @@ struct AsyncTests {
         PKExpectProcedureError(procedure, equals: ProcedureKitError.taskCancelled())
     }
 
+    @Test func cancellingTheAwaitingTaskAcceptsTheCancelAtOnceAndReactsOffTheCancellingThread() async {
+        // Swift runs a task's cancellation handler under the task's status lock: the procedure's DidCancel work
+        // (user code) must not run there, on the thread calling `cancel()`.
+        let queue = ProcedureQueue()
+        let started = AsyncStream.makeStream(of: Void.self)
+        let observerThread = PKMutex<pthread_t?>(nil)
+        let procedure = HookProcedure { procedure in
+            procedure.addDidCancelBlockObserver { procedure, _ in
+                observerThread.withLock { $0 = pthread_self() }
+                procedure.finish()
+            }
+            // Signalled once execute() has returned and the procedure's event context is idle.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { started.continuation.yield() }
+        }
+        let task = Task { try await queue.run(procedure) }
+        for await _ in started.stream { break }
+        let cancellingThread = pthread_self()
+        task.cancel()
+        #expect(procedure.isCancelled)
+        _ = await task.result
+        #expect(await waitForFinish(procedure, timeout: hangTimeout))
+        let reactedOn = observerThread.withLock { $0 }
+        #expect(reactedOn != nil)
+        if let reactedOn { #expect(pthread_equal(reactedOn, cancellingThread) == 0) }
+        PKExpectProcedureError(procedure, equals: ProcedureKitError.taskCancelled())
+    }
+
     @Test func asyncBlockProcedureRunsAndFinishes() async throws {
         let ran = Atomic<Bool>(false)
         let queue = ProcedureQueue()

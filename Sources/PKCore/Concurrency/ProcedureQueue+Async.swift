@@ -1,3 +1,5 @@
+import Dispatch
+
 extension ProcedureQueue {
 
     /// Adds `procedure` and waits for it to finish.
@@ -11,7 +13,7 @@ extension ProcedureQueue {
             await procedure.waitUntilFinished()
             try procedure.throwIfUnsuccessful()
         } onCancel: {
-            procedure.cancel(with: ProcedureKitError.taskCancelled())
+            procedure.cancelFromTaskCancellationHandler()
         }
     }
 
@@ -28,4 +30,22 @@ extension ProcedureQueue {
         case .pending: throw ProcedureKitError.requirementNotSatisfied()
         }
     }
+}
+
+extension Procedure {
+    /// Cancels with ``ProcedureKitError/Context/taskCancelled`` from a task's cancellation handler.
+    ///
+    /// Swift runs that handler under the task's status lock, and a cancel may run user code at once (the cancel
+    /// hooks, DidCancel observers, even the whole finish, which resumes continuations). So only the accepting step
+    /// runs here: `isCancelled` is `true` when this returns. The reaction runs on another thread.
+    /// See `Locking/LOCKING.md`.
+    final func cancelFromTaskCancellationHandler() {
+        guard let accepted = acceptCancel(withErrors: [ProcedureKitError.taskCancelled()]) else { return }
+        Self.cancellationReactions.async { self.completeCancel(accepted, becomeReady: true) }
+    }
+
+    /// Where cancels accepted in a task's cancellation handler are carried out, one at a time. A serial queue of
+    /// our own targets an overcommitting root queue, so a reaction is not held up while every thread of the global
+    /// pool is busy (the global queue itself would wait for them, as `SystemClock`'s actions once did).
+    private static let cancellationReactions = DispatchQueue(label: "PKCore.Procedure.cancellationReactions")
 }
