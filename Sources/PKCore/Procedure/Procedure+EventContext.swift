@@ -1,0 +1,82 @@
+import Foundation
+
+// The procedure's serial event context: submitting and draining events, and the "will" phases' tokens.
+
+extension Procedure {
+
+    /// Runs `event` now (becoming the drainer) or queues it behind the event in progress.
+    final func submit(_ event: ProcedureEvent) {
+        if storage.withLock({ $0.loop.accept(event) }) {
+            drain(startingWith: event)
+        }
+    }
+
+    /// Runs `event`, then every queued event, until none are left or the context is blocked.
+    final func drain(startingWith event: ProcedureEvent) {
+        DrainingProcedures.withDraining(self) {
+            var next: ProcedureEvent? = event
+            while let event = next {
+                process(event)
+                next = storage.withLock { $0.loop.next() }
+            }
+        }
+    }
+
+    /// Runs a "will" phase: each observer gets the same pending-event token. If every reference is released
+    /// during the phase, `continuation` runs at once, inline; otherwise it is queued when the last reference
+    /// goes, behind whatever arrived meanwhile. Other events are not held up by an outstanding token.
+    final func runWillPhase(
+        _ kind: PendingEvent.Kind, continuation: ProcedureEvent, deliver: (PendingEvent) -> Void
+    ) {
+        do {
+            let token = PendingEvent(kind: kind, procedure: self, continuation: continuation)
+            storage.withLock { $0.willPhase = .delivering(ObjectIdentifier(token)) }
+            deliver(token)
+        }
+        let releasedInPhase = storage.withLock { storage -> Bool in
+            defer { storage.willPhase = .idle }
+            return storage.willPhase == .releasedDuringDelivery
+        }
+        if releasedInPhase { process(continuation) }
+    }
+
+    /// Called as a pending-event token's last reference goes: during its phase, the phase continues inline;
+    /// afterwards the continuation is submitted from here.
+    final func pendingEventReleased(_ token: ObjectIdentifier, continuation: ProcedureEvent) {
+        let inPhase = storage.withLock { storage -> Bool in
+            guard storage.willPhase == .delivering(token) else { return false }
+            storage.willPhase = .releasedDuringDelivery
+            return true
+        }
+        if !inPhase { submit(continuation) }
+    }
+
+    final func process(_ event: ProcedureEvent) {
+        switch event {
+        case .attach(let observer): processAttach(observer)
+        case .start: processStart()
+        case .willExecuteDone: processWillExecuteDone()
+        case .didCancel(let errors): processDidCancel(errors)
+        case .beginFinishing: processBeginFinishing()
+        case .willFinishDone: processWillFinishDone()
+        case .produce(let operation, let before, let target): processProduce(operation, before: before, to: target)
+        case .addProduced(let operation, let before, let target):
+            processAddProduced(operation, before: before, to: target)
+        case .executeNow: runExecute(observers: storage.withLock { $0.observers })
+        case .run(let body): body()
+        }
+    }
+
+    final func processAttach(_ observer: AnyProcedureObserver) {
+        let finishedErrors = storage.withLock { storage -> [any Error]? in
+            if storage.machine.state == .finished { return storage.machine.errors }
+            storage.observers.append(observer)
+            return nil
+        }
+        observer.send(.didAttach, to: self)
+        if let finishedErrors {
+            // Attached after finishing: the observer is told at once and not kept.
+            observer.send(.didFinish(finishedErrors), to: self)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+// Finishing: accepting a finish, the WillFinish phase, and letting go of everything the run held.
+
+extension Procedure {
+
+    /// Finishes the procedure without errors. See ``finish(withErrors:)``.
+    public final func finish() {
+        finish(withErrors: [])
+    }
+
+    /// Finishes the procedure with `error`, if not `nil`. See ``finish(withErrors:)``.
+    public final func finish(with error: (any Error)?) {
+        finish(withErrors: error.map { [$0] } ?? [])
+    }
+
+    /// Finishes the procedure, appending `errors` to ``errors``.
+    ///
+    /// Callable from any thread, including from inside `execute()`; the finishing work runs after the current
+    /// event (for example after `execute()` returns). The first accepted finish wins; later calls are ignored
+    /// with a warning. Before the procedure starts, finishing is allowed only once it is cancelled, and is then
+    /// carried out when its queue starts it.
+    public final func finish(withErrors errors: [any Error]) {
+        guard acceptsFinish() else {
+            log.warning("finish() called on \(procedureName), which finishes by itself; ignored")
+            return
+        }
+        var drainNow = false
+        let action = storage.withLock { storage -> ProcedureStateMachine.FinishAction in
+            let action = storage.machine.finish(errors: errors)
+            if case .beginFinishing = action { drainNow = storage.loop.accept(.beginFinishing) }
+            return action
+        }
+        switch action {
+        case .beginFinishing:
+            if drainNow { drain(startingWith: .beginFinishing) }
+        case .deferUntilStart:
+            log.verbose("finish requested before start; it happens when the queue starts the procedure")
+        case .rejectNotStarted(let state):
+            log.warning(
+                "finish() called on \(procedureName) in state \(state), before it started and without being "
+                    + "cancelled; ignored")
+        case .ignoreDuplicate(let state):
+            // A cancelled procedure's DidCancel handler and its own work commonly race to finish: not a warning.
+            let severity: LogSeverity = isCancelled ? .verbose : .warning
+            log.write(
+                severity, { "finish() called again on \(self.procedureName) in state \(state); ignored" },
+                file: #fileID, function: #function, line: #line)
+        }
+    }
+
+    final func processBeginFinishing() {
+        let (errors, observers, queueRef) = storage.withLock {
+            ($0.machine.beginFinishing(), $0.observers, $0.queueRef)
+        }
+        procedureWillFinish(withErrors: errors)
+        if observers.wants(.willFinish) {
+            runWillPhase(.finish, continuation: .willFinishDone) { token in
+                observers.send(.willFinish(errors, token), to: self)
+            }
+        } else {
+            queueRef?._withUnsafeGuaranteedRef { $0.procedureWillFinish(self, withErrors: errors) }
+            completeFinishing()
+        }
+    }
+
+    /// The WillFinish observers are done: the queue hears that the procedure will finish (after them, as
+    /// ProcedureKit's queue, whose own WillFinish observer was attached when the procedure was enqueued, did; a
+    /// group takes its children's errors, and a retry its next attempt, there), then the procedure finishes.
+    final func processWillFinishDone() {
+        let (queueRef, errors) = storage.withLock { ($0.queueRef, $0.machine.errors) }
+        queueRef?._withUnsafeGuaranteedRef { $0.procedureWillFinish(self, withErrors: errors) }
+        completeFinishing()
+    }
+
+    final func completeFinishing() {
+        // Everything let go of here is moved out and released after the lock: a release can run user code (a
+        // condition's or a captured object's deinit), which must never run under the procedure's lock.
+        let (errors, dependents, queueRef, observers, dependencies, exclusive, released) = storage.withLock { storage in
+            let errors = storage.machine.completeFinishing()
+            let dependents = storage.dependents
+            storage.dependents = SmallList()
+            let queueRef = storage.queueRef
+            storage.queueRef = nil
+            let dependencies = storage.dependencies
+            storage.dependencies = SmallList()
+            let released = (storage.conditions, storage.producer)
+            storage.conditions = []
+            storage.producer = nil
+            let exclusive = storage.exclusivity.takeTicket()
+            return (errors, dependents, queueRef, storage.observers, dependencies, exclusive, released)
+        }
+        withExtendedLifetime(released) {}
+        WorkerLoop.procedureIsFinishing(self)
+        // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
+        willChangeValue(forKey: "isFinished")
+        didChangeValue(forKey: "isFinished")
+        for dependent in dependents { dependent.dependencyDidFinish() }
+        releaseIteratively(dependencies)
+        procedureIsFinished()
+        procedureDidFinish(withErrors: errors)
+        if let exclusive { ExclusivityManager.shared.release(exclusive) }
+        if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }
+        let (waiters, attached) = storage.withLock { storage -> (FinishWaiters, ObserverList) in
+            let attached = storage.observers
+            storage.observers = ObserverList()
+            return (storage.finishWaiters.close(), attached)
+        }
+        withExtendedLifetime(attached) {}  // released here, outside the lock
+        waiters.resumeAll()
+        if errors.isEmpty {
+            log.verbose("did finish without errors")
+        } else {
+            log.verbose("did finish with \(errors.count) error(s): \(errors)")
+        }
+        // The queue stays alive until this procedure is settled on it; if that leaves it idle, it gives back its
+        // reference to itself, after the call has returned.
+        if let queueRef, queueRef._withUnsafeGuaranteedRef({ $0.procedureDidFinish(self, withErrors: errors) }) {
+            queueRef.release()
+        }
+    }
+
+    /// Drops a list of operations without recursing down long chains of unstarted procedures: a procedure that
+    /// only this list references hands its own dependencies to the list before it is released.
+    final func releaseIteratively(_ operations: consuming SmallList<Operation>) {
+        while var operation = operations.popLast() {
+            guard isKnownUniquelyReferenced(&operation), let procedure = operation as? Procedure else { continue }
+            operations.append(contentsOf: procedure.takeDependencies())
+        }
+    }
+
+    final func takeDependencies() -> SmallList<Operation> {
+        storage.withLock { storage in
+            let dependencies = storage.dependencies
+            storage.dependencies = SmallList()
+            return dependencies
+        }
+    }
+}
