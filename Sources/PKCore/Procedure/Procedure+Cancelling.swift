@@ -44,9 +44,9 @@ extension Procedure {
     /// a sibling that depends on it, before all are cancelled. `nil` when the cancel is ignored.
     final func acceptCancel(withErrors errors: [any Error]) -> AcceptedCancel? {
         var drainNow = false
-        let action = storage.withLock { storage -> ProcedureStateMachine.CancelAction in
-            let action = storage.machine.cancel(errors: errors)
-            if case .didCancel = action { drainNow = storage.loop.accept(.didCancel(errors)) }
+        let action = storage.withLock { state -> ProcedureStateMachine.CancelAction in
+            let action = state.machine.cancel(errors: errors)
+            if case .didCancel = action { drainNow = state.loop.accept(.didCancel(errors)) }
             return action
         }
         guard case .didCancel(let wasPending) = action else { return nil }
@@ -58,9 +58,9 @@ extension Procedure {
         if accepted.drainNow {
             // This thread now holds the event context (its DidCancel work runs below), so the synchronous hook
             // counts as running inside it: a child finishing inline may `synchronize` with this procedure.
-            DrainingProcedures.withDraining(self) { procedureWasCancelled(withErrors: accepted.errors) }
+            DrainingProcedures.withDraining(self) { cancelAcceptedOnCancellingThread(withErrors: accepted.errors) }
         } else {
-            procedureWasCancelled(withErrors: accepted.errors)
+            cancelAcceptedOnCancellingThread(withErrors: accepted.errors)
         }
         if accepted.wasPending && becomeReady { becomeReadyIfWaiting() }
         if accepted.drainNow { drain(startingWith: .didCancel(accepted.errors)) }

@@ -33,9 +33,9 @@ extension Procedure {
             storage.withLock { $0.willPhase = .delivering(ObjectIdentifier(token)) }
             deliver(token)
         }
-        let releasedInPhase = storage.withLock { storage -> Bool in
-            defer { storage.willPhase = .idle }
-            return storage.willPhase == .releasedDuringDelivery
+        let releasedInPhase = storage.withLock { state -> Bool in
+            defer { state.willPhase = .idle }
+            return state.willPhase == .releasedDuringDelivery
         }
         if releasedInPhase { process(continuation) }
     }
@@ -43,9 +43,9 @@ extension Procedure {
     /// Called as a pending-event token's last reference goes: during its phase, the phase continues inline;
     /// afterwards the continuation is submitted from here.
     final func pendingEventReleased(_ token: ObjectIdentifier, continuation: ProcedureEvent) {
-        let inPhase = storage.withLock { storage -> Bool in
-            guard storage.willPhase == .delivering(token) else { return false }
-            storage.willPhase = .releasedDuringDelivery
+        let inPhase = storage.withLock { state -> Bool in
+            guard state.willPhase == .delivering(token) else { return false }
+            state.willPhase = .releasedDuringDelivery
             return true
         }
         if !inPhase { submit(continuation) }
@@ -68,9 +68,9 @@ extension Procedure {
     }
 
     final func processAttach(_ observer: AnyProcedureObserver) {
-        let finishedErrors = storage.withLock { storage -> [any Error]? in
-            if storage.machine.state == .finished { return storage.machine.errors }
-            storage.observers.append(observer)
+        let finishedErrors = storage.withLock { state -> [any Error]? in
+            if state.machine.state == .finished { return state.machine.errors }
+            state.observers.append(observer)
             return nil
         }
         observer.send(.didAttach, to: self)

@@ -43,8 +43,8 @@ extension Procedure {
     /// The manager granted `ticket`, on the releasing thread: the procedure goes back to a worker of its queue to
     /// start (it still holds its slot). A grant for a request withdrawn meanwhile is given back.
     private func exclusivityGranted(_ ticket: UInt64) {
-        let queue = storage.withLock { storage -> ProcedureQueue? in
-            storage.exclusivity.grant(ticket) ? storage.queue : nil
+        let queue = storage.withLock { state -> ProcedureQueue? in
+            state.exclusivity.grant(ticket) ? state.queue : nil
         }
         guard let queue else {
             ExclusivityManager.shared.release(ticket)
@@ -57,8 +57,8 @@ extension Procedure {
     /// goes back (it is asked for again when the procedure next starts), so nobody waits behind a procedure that
     /// cannot start.
     final func giveBackLocks() {
-        let ticket = storage.withLock { storage -> UInt64? in
-            storage.machine.state == .pending ? storage.exclusivity.giveBack() : nil
+        let ticket = storage.withLock { state -> UInt64? in
+            state.machine.state == .pending ? state.exclusivity.giveBack() : nil
         }
         if let ticket { ExclusivityManager.shared.release(ticket) }
     }

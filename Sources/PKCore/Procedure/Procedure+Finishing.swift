@@ -26,9 +26,9 @@ extension Procedure {
             return
         }
         var drainNow = false
-        let action = storage.withLock { storage -> ProcedureStateMachine.FinishAction in
-            let action = storage.machine.finish(errors: errors)
-            if case .beginFinishing = action { drainNow = storage.loop.accept(.beginFinishing) }
+        let action = storage.withLock { state -> ProcedureStateMachine.FinishAction in
+            let action = state.machine.finish(errors: errors)
+            if case .beginFinishing = action { drainNow = state.loop.accept(.beginFinishing) }
             return action
         }
         switch action {
@@ -76,19 +76,19 @@ extension Procedure {
     final func completeFinishing() {
         // Everything let go of here is moved out and released after the lock: a release can run user code (a
         // condition's or a captured object's deinit), which must never run under the procedure's lock.
-        let (errors, dependents, queueRef, observers, dependencies, exclusive, released) = storage.withLock { storage in
-            let errors = storage.machine.completeFinishing()
-            let dependents = storage.dependents
-            storage.dependents = SmallList()
-            let queueRef = storage.queueRef
-            storage.queueRef = nil
-            let dependencies = storage.dependencies
-            storage.dependencies = SmallList()
-            let released = (storage.conditions, storage.producer)
-            storage.conditions = []
-            storage.producer = nil
-            let exclusive = storage.exclusivity.takeTicket()
-            return (errors, dependents, queueRef, storage.observers, dependencies, exclusive, released)
+        let (errors, dependents, queueRef, observers, dependencies, exclusive, released) = storage.withLock { state in
+            let errors = state.machine.completeFinishing()
+            let dependents = state.dependents
+            state.dependents = SmallList()
+            let queueRef = state.queueRef
+            state.queueRef = nil
+            let dependencies = state.dependencies
+            state.dependencies = SmallList()
+            let released = (state.conditions, state.producer)
+            state.conditions = []
+            state.producer = nil
+            let exclusive = state.exclusivity.takeTicket()
+            return (errors, dependents, queueRef, state.observers, dependencies, exclusive, released)
         }
         withExtendedLifetime(released) {}
         WorkerLoop.procedureIsFinishing(self)
@@ -101,10 +101,10 @@ extension Procedure {
         procedureDidFinish(withErrors: errors)
         if let exclusive { ExclusivityManager.shared.release(exclusive) }
         if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }
-        let (waiters, attached) = storage.withLock { storage -> (FinishWaiters, ObserverList) in
-            let attached = storage.observers
-            storage.observers = ObserverList()
-            return (storage.finishWaiters.close(), attached)
+        let (waiters, attached) = storage.withLock { state -> (FinishWaiters, ObserverList) in
+            let attached = state.observers
+            state.observers = ObserverList()
+            return (state.finishWaiters.close(), attached)
         }
         withExtendedLifetime(attached) {}  // released here, outside the lock
         waiters.resumeAll()
@@ -130,9 +130,9 @@ extension Procedure {
     }
 
     final func takeDependencies() -> SmallList<Operation> {
-        storage.withLock { storage in
-            let dependencies = storage.dependencies
-            storage.dependencies = SmallList()
+        storage.withLock { state in
+            let dependencies = state.dependencies
+            state.dependencies = SmallList()
             return dependencies
         }
     }

@@ -22,9 +22,9 @@ extension Procedure {
     @usableFromInline
     final func addObserver(block: ObserverBlock, synchronizedWith synchronizer: (any ObserverSynchronizer)?) {
         let observer = AnyProcedureObserver(block, synchronizedWith: synchronizer)
-        let appended = storage.withLock { storage -> Bool in
-            guard storage.loop.isIdle, storage.machine.state != .finished else { return false }
-            storage.observers.append(observer)
+        let appended = storage.withLock { state -> Bool in
+            guard state.loop.isIdle, state.machine.state != .finished else { return false }
+            state.observers.append(observer)
             return true
         }
         if !appended { submit(.attach(observer)) }

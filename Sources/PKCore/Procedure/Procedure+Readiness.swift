@@ -9,11 +9,11 @@ extension Procedure {
 
     /// Moves to `willEnqueue` and records `queue`; returns `false` when already enqueued.
     final func prepareToEnqueue(on queue: ProcedureQueue, producedBy producer: Procedure? = nil) -> Bool {
-        let action = storage.withLock { storage -> ProcedureStateMachine.EnqueueAction in
-            let action = storage.machine.willEnqueue()
+        let action = storage.withLock { state -> ProcedureStateMachine.EnqueueAction in
+            let action = state.machine.willEnqueue()
             if action == .proceed {
-                storage.queueRef = Unmanaged.passUnretained(queue)
-                storage.producer = producer
+                state.queueRef = Unmanaged.passUnretained(queue)
+                state.producer = producer
             }
             return action
         }
@@ -32,10 +32,10 @@ extension Procedure {
     /// Moves straight to `pending` and ready when the procedure has no dependencies; returns `false` (changing
     /// nothing) otherwise, and the queue then uses ``didEnqueue()``.
     final func enqueueIfReadyAtOnce() -> Bool {
-        storage.withLock { storage in
-            guard storage.dependencies.isEmpty, storage.conditions.isEmpty else { return false }
-            storage.machine.didEnqueue()
-            storage.readiness = .ready
+        storage.withLock { state in
+            guard state.dependencies.isEmpty, state.conditions.isEmpty else { return false }
+            state.machine.didEnqueue()
+            state.readiness = .ready
             return true
         }
     }
@@ -44,11 +44,11 @@ extension Procedure {
     /// Returns `true` when the procedure is still waiting afterwards.
     @discardableResult
     final func didEnqueue() -> Bool {
-        let dependencies = storage.withLock { storage -> SmallList<Operation> in
-            storage.machine.didEnqueue()
-            storage.readiness = .waiting
-            storage.unfinishedDependencies = storage.dependencies.count + 1
-            return storage.dependencies
+        let dependencies = storage.withLock { state -> SmallList<Operation> in
+            state.machine.didEnqueue()
+            state.readiness = .waiting
+            state.unfinishedDependencies = state.dependencies.count + 1
+            return state.dependencies
         }
         var alreadyFinished = 1  // the enqueue-in-progress token
         for dependency in dependencies where !register(asDependentOf: dependency) {
@@ -67,9 +67,9 @@ extension Procedure {
 
     /// Adds `waiter` to be told when this procedure finishes; `false` when it already has.
     final func addDependent(_ waiter: any DependencyWaiter) -> Bool {
-        storage.withLock { storage in
-            guard storage.machine.state != .finished else { return false }
-            storage.dependents.append(waiter)
+        storage.withLock { state in
+            guard state.machine.state != .finished else { return false }
+            state.dependents.append(waiter)
             return true
         }
     }
@@ -82,17 +82,17 @@ extension Procedure {
             case ready(ProcedureQueue)
             case evaluate(ProcedureQueue)
         }
-        let next = storage.withLock { storage -> Next in
-            storage.unfinishedDependencies -= count
-            guard storage.readiness == .waiting,
-                storage.unfinishedDependencies == 0 || storage.machine.isCancelled,
-                let queue = storage.queue
+        let next = storage.withLock { state -> Next in
+            state.unfinishedDependencies -= count
+            guard state.readiness == .waiting,
+                state.unfinishedDependencies == 0 || state.machine.isCancelled,
+                let queue = state.queue
             else { return .none }
-            if storage.machine.isCancelled || storage.conditions.isEmpty {
-                storage.readiness = .ready
+            if state.machine.isCancelled || state.conditions.isEmpty {
+                state.readiness = .ready
                 return .ready(queue)
             }
-            storage.readiness = .evaluatingConditions
+            state.readiness = .evaluatingConditions
             return .evaluate(queue)
         }
         switch next {
@@ -112,22 +112,22 @@ extension Procedure {
             case evaluation(ConditionEvaluator?)
             case withdraw(UInt64)
         }
-        let (queue, cleanup) = storage.withLock { storage -> (ProcedureQueue?, Cleanup) in
+        let (queue, cleanup) = storage.withLock { state -> (ProcedureQueue?, Cleanup) in
             // While the enqueue is still registering dependencies its token keeps the count above zero;
             // `dependenciesDidFinish` sees the cancellation when the token is released.
-            guard storage.machine.state == .pending else { return (nil, .none) }
-            switch storage.readiness {
+            guard state.machine.state == .pending else { return (nil, .none) }
+            switch state.readiness {
             case .waiting:
-                storage.readiness = .ready
-                return (storage.queue, .none)
+                state.readiness = .ready
+                return (state.queue, .none)
             case .evaluatingConditions:
-                let evaluation = storage.evaluation
-                storage.evaluation = nil
-                storage.readiness = .ready
-                return (storage.queue, .evaluation(evaluation))
+                let evaluation = state.evaluation
+                state.evaluation = nil
+                state.readiness = .ready
+                return (state.queue, .evaluation(evaluation))
             case .ready:
-                guard let ticket = storage.exclusivity.withdrawWaitingRequest() else { return (nil, .none) }
-                return (storage.queue, .withdraw(ticket))
+                guard let ticket = state.exclusivity.withdrawWaitingRequest() else { return (nil, .none) }
+                return (state.queue, .withdraw(ticket))
             case .notEnqueued:
                 return (nil, .none)
             }
@@ -149,11 +149,11 @@ extension Procedure {
     /// Evaluates the conditions, in one of the queue's worker loops, once dependencies have finished and the
     /// queue is not suspended.
     final func evaluateConditions() {
-        let evaluator = storage.withLock { storage -> ConditionEvaluator? in
-            guard storage.readiness == .evaluatingConditions else { return nil }
+        let evaluator = storage.withLock { state -> ConditionEvaluator? in
+            guard state.readiness == .evaluatingConditions else { return nil }
             // `add(condition:)` keeps the list free of duplicates.
-            let evaluator = ConditionEvaluator(uniqueConditions: storage.conditions, mode: .all)
-            storage.evaluation = evaluator
+            let evaluator = ConditionEvaluator(uniqueConditions: state.conditions, mode: .all)
+            state.evaluation = evaluator
             return evaluator
         }
         evaluator?.evaluateOwnConditions(of: self)
@@ -162,13 +162,13 @@ extension Procedure {
     /// The evaluator's decision on this procedure's conditions, with their mutually exclusive categories (asked
     /// for when the queue starts the procedure).
     final func conditionsDidComplete(_ result: ConditionResult, categories: Set<String>) {
-        let queue = storage.withLock { storage -> ProcedureQueue? in
-            guard storage.readiness == .evaluatingConditions else { return nil }
-            storage.evaluation = nil
+        let queue = storage.withLock { state -> ProcedureQueue? in
+            guard state.readiness == .evaluatingConditions else { return nil }
+            state.evaluation = nil
             if case .success(true) = result, !categories.isEmpty {
-                storage.exclusivity = .needed(categories)
+                state.exclusivity = .needed(categories)
             }
-            return storage.queue
+            return state.queue
         }
         guard let queue else { return }  // abandoned: the procedure was cancelled meanwhile
         switch result {
@@ -176,9 +176,9 @@ extension Procedure {
         case .success(false): cancel(withErrors: [], becomeReady: false)
         case .success(true): break
         }
-        let ready = storage.withLock { storage -> Bool in
-            guard storage.readiness == .evaluatingConditions else { return false }
-            storage.readiness = .ready
+        let ready = storage.withLock { state -> Bool in
+            guard state.readiness == .evaluatingConditions else { return false }
+            state.readiness = .ready
             return true
         }
         if ready { queue.procedureIsReady(self) }

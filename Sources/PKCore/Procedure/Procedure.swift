@@ -28,7 +28,8 @@ import Synchronization
 ///
 /// Subclasses restate `@unchecked Sendable`, as every `Operation` subclass must in Swift 6.
 open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
-    // @unchecked Sendable: every mutable field of the procedure lives in `storage`, guarded by its Mutex.
+    // @unchecked Sendable: every mutable field of the procedure lives in `storage`, guarded by its Mutex, except
+    // `queueIndex`, which is guarded by the mutex of the queue the procedure is on (see its declaration).
     // Foundation's own Operation fields are only touched through Foundation's own locked accessors.
     //
     // The lifecycle, one file per concern (this file holds the class body: Operation's overrides and the override
@@ -43,7 +44,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
 
     final let storage: PKMutex<ProcedureStorage>
 
-    /// The procedure's slot in its queue's member list; read and written only under that queue's mutex.
+    /// The procedure's slot in its queue's member list (`-1` when on none). Guarded by the queue's mutex, not by
+    /// `storage`: read and written only by `ProcedureQueueState` under its queue's lock, so keeping it here saves
+    /// the queue taking the procedure's lock on every add and removal.
     final var queueIndex = -1
 
     /// Creates a procedure.
@@ -79,9 +82,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Called after the procedure finished, before the DidFinish observers. The default does nothing.
     open func procedureDidFinish(withErrors errors: [any Error]) {}
 
-    /// A synchronous hook run on the cancelling thread right after a cancel is accepted; used by framework
+    /// A synchronous hook run on the cancelling thread right after a cancel is accepted, before the DidCancel event
+    /// (``procedureDidCancel(withErrors:)`` and the observers) runs in the event context; used by framework
     /// subclasses (async procedures cancel their Task here).
-    func procedureWasCancelled(withErrors errors: [any Error]) {}
+    func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {}
 
     /// Whether a `finish` call may go ahead; a group refuses every finish but its own.
     func acceptsFinish() -> Bool { true }
@@ -195,10 +199,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             case submit(drainNow: Bool)
             case requestLocks(ExclusivityRequest)
         }
-        let next = storage.withLock { storage -> Next in
-            if storage.machine.adoptWithoutQueue() { return .adopted }
-            if let request = storage.makeExclusivityRequest() { return .requestLocks(request) }
-            return .submit(drainNow: storage.loop.accept(.start))
+        let next = storage.withLock { state -> Next in
+            if state.machine.adoptWithoutQueue() { return .adopted }
+            if let request = state.makeExclusivityRequest() { return .requestLocks(request) }
+            return .submit(drainNow: state.loop.accept(.start))
         }
         switch next {
         case .submit(let drainNow):
@@ -239,17 +243,17 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             case stored, register
             case tooLate(ProcedureStateMachine.State)
         }
-        let outcome = storage.withLock { storage -> Outcome in
-            switch storage.machine.state {
+        let outcome = storage.withLock { state -> Outcome in
+            switch state.machine.state {
             case .initialized, .willEnqueue:
-                storage.dependencies.append(operation)
+                state.dependencies.append(operation)
                 return .stored
-            case .pending where storage.readiness == .waiting:
-                storage.dependencies.append(operation)
-                storage.unfinishedDependencies += 1
+            case .pending where state.readiness == .waiting:
+                state.dependencies.append(operation)
+                state.unfinishedDependencies += 1
                 return .register
             case .pending, .started, .executing, .finishing, .finished:
-                return .tooLate(storage.machine.state)
+                return .tooLate(state.machine.state)
             }
         }
         switch outcome {
@@ -272,9 +276,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// Removes `operation` from the dependencies. Allowed only before the procedure is enqueued; later it is
     /// ignored with a warning.
     public final override func removeDependency(_ operation: Operation) {
-        let removed = storage.withLock { storage -> Bool in
-            guard storage.machine.state == .initialized else { return false }
-            storage.dependencies.removeAll { $0 === operation }
+        let removed = storage.withLock { state -> Bool in
+            guard state.machine.state == .initialized else { return false }
+            state.dependencies.removeAll { $0 === operation }
             return true
         }
         if !removed {
