@@ -4,11 +4,19 @@ import Foundation
 
 extension Procedure {
 
+    // Accept-then-drain, the one way events enter the context: `ProcedureStorage.submit(_:)` accepts the event
+    // under the lock (often in the same critical section as the decision that produced it: finish, cancel, start)
+    // and returns it when the calling thread became the drainer; `drain(ifDrainer:)` then runs it, after the lock.
+
     /// Runs `event` now (becoming the drainer) or queues it behind the event in progress.
     final func submit(_ event: ProcedureEvent) {
-        if storage.withLock({ $0.loop.accept(event) }) {
-            drain(startingWith: event)
-        }
+        drain(ifDrainer: storage.withLock { $0.submit(event) })
+    }
+
+    /// Drains, starting with `event`, when this thread became the drainer (`event` is not `nil`).
+    @inline(__always)
+    final func drain(ifDrainer event: ProcedureEvent?) {
+        if let event { drain(startingWith: event) }
     }
 
     /// Runs `event`, then every queued event, until none are left or the context is blocked.
@@ -78,5 +86,13 @@ extension Procedure {
             // Attached after finishing: the observer is told at once and not kept.
             observer.send(.didFinish(finishedErrors), to: self)
         }
+    }
+}
+
+extension ProcedureStorage {
+    /// Accepts `event` into the procedure's event context. Returns it when the caller became the drainer and must
+    /// run it, after the lock, with ``Procedure/drain(ifDrainer:)``; `nil` when it was queued behind the drainer.
+    mutating func submit(_ event: ProcedureEvent) -> ProcedureEvent? {
+        loop.accept(event) ? event : nil
     }
 }

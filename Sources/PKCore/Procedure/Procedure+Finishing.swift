@@ -25,15 +25,14 @@ extension Procedure {
             log.warning("finish() called on \(procedureName), which finishes by itself; ignored")
             return
         }
-        var drainNow = false
-        let action = storage.withLock { state -> ProcedureStateMachine.FinishAction in
+        let (action, drainWith) = storage.withLock { state -> (ProcedureStateMachine.FinishAction, ProcedureEvent?) in
             let action = state.machine.finish(errors: errors)
-            if case .beginFinishing = action { drainNow = state.loop.accept(.beginFinishing) }
-            return action
+            guard case .beginFinishing = action else { return (action, nil) }
+            return (action, state.submit(.beginFinishing))
         }
         switch action {
         case .beginFinishing:
-            if drainNow { drain(startingWith: .beginFinishing) }
+            drain(ifDrainer: drainWith)
         case .deferUntilStart:
             log.verbose("finish requested before start; it happens when the queue starts the procedure")
         case .rejectNotStarted(let state):

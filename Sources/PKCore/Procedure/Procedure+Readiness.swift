@@ -50,19 +50,8 @@ extension Procedure {
             state.unfinishedDependencies = state.dependencies.count + 1
             return state.dependencies
         }
-        var alreadyFinished = 1  // the enqueue-in-progress token
-        for dependency in dependencies where !register(asDependentOf: dependency) {
-            alreadyFinished += 1
-        }
-        return !dependenciesDidFinish(count: alreadyFinished)
-    }
-
-    /// Registers to hear when `dependency` finishes; returns `false` when it already has.
-    final func register(asDependentOf dependency: Operation) -> Bool {
-        if let procedure = dependency as? Procedure {
-            return procedure.addDependent(self)
-        }
-        return OperationFinishWatcher.whenFinished(dependency) { [self] in dependencyDidFinish() }
+        let alreadyFinished = register(asDependentOf: dependencies)
+        return !dependenciesDidFinish(count: alreadyFinished + 1)  // + 1: the enqueue-in-progress token
     }
 
     /// Adds `waiter` to be told when this procedure finishes; `false` when it already has.

@@ -194,19 +194,14 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     public final override func start() {
         // The usual case (started by its ProcedureQueue) submits `.start` in the same critical section. A procedure
         // whose conditions named mutually exclusive categories asks for them first, now that it holds a slot.
-        enum Next {
-            case adopted
-            case submit(drainNow: Bool)
-            case requestLocks(ExclusivityRequest)
-        }
-        let next = storage.withLock { state -> Next in
-            if state.machine.adoptWithoutQueue() { return .adopted }
-            if let request = state.makeExclusivityRequest() { return .requestLocks(request) }
-            return .submit(drainNow: state.loop.accept(.start))
+        let (next, drainWith) = storage.withLock { state -> (StartDecision, ProcedureEvent?) in
+            if state.machine.adoptWithoutQueue() { return (.adopted, nil) }
+            if let request = state.makeExclusivityRequest() { return (.requestLocks(request), nil) }
+            return (.submitted, state.submit(.start))
         }
         switch next {
-        case .submit(let drainNow):
-            if drainNow { drain(startingWith: .start) }
+        case .submitted:
+            drain(ifDrainer: drainWith)
         case .requestLocks(let request):
             requestLocks(request)
         case .adopted:
@@ -260,13 +255,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .stored:
             break
         case .register:
-            let registered: Bool
-            if let procedure = operation as? Procedure {
-                registered = procedure.addDependent(self)
-            } else {
-                registered = OperationFinishWatcher.whenFinished(operation) { [self] in dependencyDidFinish() }
-            }
-            if !registered { dependencyDidFinish() }
+            if !register(asDependentOf: operation) { dependencyDidFinish() }
         case .tooLate(let state):
             log.warning(
                 "dependency \(operation) added to \(procedureName) in state \(state), after it became ready; ignored")
@@ -298,4 +287,14 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     func addChildNow(_ child: Operation, producedBy producer: Procedure?) {
         preconditionFailure("\(procedureName) is not a group; it has no children to add")
     }
+}
+
+/// What ``Procedure/start()`` decided under the procedure's lock.
+enum StartDecision {
+    /// Started by something other than a ``ProcedureQueue``: it runs on its own, with a warning.
+    case adopted
+    /// The `.start` event was submitted to the event context.
+    case submitted
+    /// Its conditions named mutually exclusive categories: it asks for them first, now that it holds a slot.
+    case requestLocks(ExclusivityRequest)
 }
