@@ -38,25 +38,22 @@ extension Procedure {
     ) {
         do {
             let token = PendingEvent(kind: kind, procedure: self, continuation: continuation)
-            storage.withLock { $0.willPhase = .delivering(ObjectIdentifier(token)) }
+            storage.withLock { $0.willPhase.beginDelivery(token: ObjectIdentifier(token)) }
             deliver(token)
         }
-        let releasedInPhase = storage.withLock { state -> Bool in
-            defer { state.willPhase = .idle }
-            return state.willPhase == .releasedDuringDelivery
+        switch storage.withLock({ $0.willPhase.endDelivery() }) {
+        case .runContinuation: process(continuation)
+        case .continuationAwaitsToken: break
         }
-        if releasedInPhase { process(continuation) }
     }
 
     /// Called as a pending-event token's last reference goes: during its phase, the phase continues inline;
     /// afterwards the continuation is submitted from here.
     final func pendingEventReleased(_ token: ObjectIdentifier, continuation: ProcedureEvent) {
-        let inPhase = storage.withLock { state -> Bool in
-            guard state.willPhase == .delivering(token) else { return false }
-            state.willPhase = .releasedDuringDelivery
-            return true
+        switch storage.withLock({ $0.willPhase.tokenReleased(token) }) {
+        case .phaseContinuesInline: break
+        case .submitContinuation: submit(continuation)
         }
-        if !inPhase { submit(continuation) }
     }
 
     final func process(_ event: ProcedureEvent) {

@@ -49,8 +49,8 @@ struct ProcedureStorage {
     private var logSettingsBox: LogSettingsBox?
     /// Async waiters; closed once the procedure has completely finished (after DidFinish observers).
     var finishWaiters = FinishWaiters()
-    /// Where the "will" phase being delivered right now stands (see ``WillPhase``).
-    var willPhase = WillPhase.idle
+    /// Where the "will" phase being delivered right now stands (see ``WillPhaseMachine``).
+    var willPhase = WillPhaseMachine()
 
     init(automaticFinishingDisabled: Bool) {
         machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)
@@ -80,14 +80,4 @@ final class LogSettingsBox {
     init(_ value: ProcedureLogSettings) {
         self.value = value
     }
-}
-
-/// A "will" phase's delivery, for deciding who runs its continuation.
-enum WillPhase: Equatable {
-    /// No phase is being delivered.
-    case idle
-    /// The phase is handing out the token with this identity.
-    case delivering(ObjectIdentifier)
-    /// The token's last reference went while the phase was still delivering: the phase continues inline.
-    case releasedDuringDelivery
 }
