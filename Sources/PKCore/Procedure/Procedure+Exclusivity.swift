@@ -1,5 +1,5 @@
 // A procedure's mutually exclusive categories: asked for once its queue has given it a slot, just before it
-// starts; held until it finishes. See `ExclusivityPhase` for the states and `ExclusivityManager` for the locks.
+// starts; held until it finishes. See `ProcedureReadinessMachine` for the states and `ExclusivityManager` for the locks.
 
 extension Procedure {
 
@@ -20,7 +20,7 @@ extension Procedure {
         case .granted:
             // A cancel may have withdrawn the request while it was being registered (it then handed the
             // procedure back to a worker itself): the grant goes back.
-            if storage.withLock({ $0.exclusivity.grant(request.ticket) }) {
+            if storage.withLock({ $0.readiness.locksGranted(request.ticket) }) {
                 start()
             } else {
                 ExclusivityManager.shared.release(request.ticket)
@@ -28,11 +28,11 @@ extension Procedure {
         case .waiting:
             // Registration and cancellation are one decision: if a cancel withdrew the request before it was
             // registered, its withdrawal found nothing to release, so the registration is released here.
-            if !storage.withLock({ $0.exclusivity.holds(request.ticket) }) {
+            if !storage.withLock({ $0.readiness.holdsLockRequest(request.ticket) }) {
                 ExclusivityManager.shared.release(request.ticket)
             }
         case .deadlock(let blocked):
-            storage.withLock { $0.exclusivity.abandon(request.ticket) }
+            storage.withLock { $0.readiness.lockRequestAbandoned(request.ticket) }
             let error = ProcedureKitError(context: .mutualExclusionDeadlock(categories: blocked))
             log.warning("\(error)")
             cancel(withErrors: [error], becomeReady: false)
@@ -44,7 +44,7 @@ extension Procedure {
     /// start (it still holds its slot). A grant for a request withdrawn meanwhile is given back.
     private func exclusivityGranted(_ ticket: UInt64) {
         let queue = storage.withLock { state -> ProcedureQueue? in
-            state.exclusivity.grant(ticket) ? state.queue : nil
+            state.readiness.locksGranted(ticket) ? state.queue : nil
         }
         guard let queue else {
             ExclusivityManager.shared.release(ticket)
@@ -58,7 +58,7 @@ extension Procedure {
     /// cannot start.
     final func giveBackLocks() {
         let ticket = storage.withLock { state -> UInt64? in
-            state.machine.state == .pending ? state.exclusivity.giveBack() : nil
+            state.machine.state == .pending ? state.readiness.yieldLocksForSuspension() : nil
         }
         if let ticket { ExclusivityManager.shared.release(ticket) }
     }

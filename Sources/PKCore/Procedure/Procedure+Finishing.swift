@@ -75,30 +75,18 @@ extension Procedure {
     final func completeFinishing() {
         // Everything let go of here is moved out and released after the lock: a release can run user code (a
         // condition's or a captured object's deinit), which must never run under the procedure's lock.
-        let (errors, dependents, queueRef, observers, dependencies, exclusive, released) = storage.withLock { state in
-            let errors = state.machine.completeFinishing()
-            let dependents = state.dependents
-            state.dependents = SmallList()
-            let queueRef = state.queueRef
-            state.queueRef = nil
-            let dependencies = state.dependencies
-            state.dependencies = SmallList()
-            let released = (state.conditions, state.producer)
-            state.conditions = []
-            state.producer = nil
-            let exclusive = state.exclusivity.takeTicket()
-            return (errors, dependents, queueRef, state.observers, dependencies, exclusive, released)
-        }
-        withExtendedLifetime(released) {}
+        let run = storage.withLock { $0.takeFinishedRun() }
+        let (errors, queueRef, observers) = (run.errors, run.queueRef, run.observers)
+        withExtendedLifetime((run.conditions, run.producer)) {}
         WorkerLoop.procedureIsFinishing(self)
         // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
         willChangeValue(forKey: "isFinished")
         didChangeValue(forKey: "isFinished")
-        for dependent in dependents { dependent.dependencyDidFinish() }
-        releaseIteratively(dependencies)
+        for dependent in run.dependents { dependent.dependencyDidFinish() }
+        releaseIteratively(run.dependencies)
         procedureIsFinished()
         procedureDidFinish(withErrors: errors)
-        if let exclusive { ExclusivityManager.shared.release(exclusive) }
+        if let ticket = run.lockTicket { ExclusivityManager.shared.release(ticket) }
         if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }
         let (waiters, attached) = storage.withLock { state -> (FinishWaiters, ObserverList) in
             let attached = state.observers
@@ -134,5 +122,35 @@ extension Procedure {
             state.dependencies = SmallList()
             return dependencies
         }
+    }
+}
+
+/// What finishing takes out of a procedure's storage in one critical section, to act on, and let go of, after the
+/// lock: a release can run user code (a condition's or a captured object's deinit).
+struct FinishedRun {
+    let errors: [any Error]
+    /// Waiters to tell that the procedure finished.
+    let dependents: SmallList<any DependencyWaiter>
+    let queueRef: Unmanaged<ProcedureQueue>?
+    let observers: ObserverList
+    let dependencies: SmallList<Operation>
+    /// The mutually exclusive categories' request to release, if it made one.
+    let lockTicket: UInt64?
+    let conditions: [Condition]
+    let producer: Procedure?
+}
+
+extension ProcedureStorage {
+    /// Moves to finished and takes out everything the run held (the observers stay, for late DidFinish delivery).
+    mutating func takeFinishedRun() -> FinishedRun {
+        let run = FinishedRun(
+            errors: machine.completeFinishing(), dependents: dependents, queueRef: queueRef, observers: observers,
+            dependencies: dependencies, lockTicket: readiness.finished(), conditions: conditions, producer: producer)
+        dependents = SmallList()
+        queueRef = nil
+        dependencies = SmallList()
+        conditions = []
+        producer = nil
+        return run
     }
 }

@@ -35,7 +35,7 @@ extension Procedure {
         storage.withLock { state in
             guard state.dependencies.isEmpty, state.conditions.isEmpty else { return false }
             state.machine.didEnqueue()
-            state.readiness = .ready
+            state.readiness.enqueuedReadyAtOnce()
             return true
         }
     }
@@ -46,8 +46,7 @@ extension Procedure {
     final func didEnqueue() -> Bool {
         let dependencies = storage.withLock { state -> SmallList<Operation> in
             state.machine.didEnqueue()
-            state.readiness = .waiting
-            state.unfinishedDependencies = state.dependencies.count + 1
+            state.readiness.enqueued(dependencies: state.dependencies.count)
             return state.dependencies
         }
         let alreadyFinished = register(asDependentOf: dependencies)
@@ -66,28 +65,17 @@ extension Procedure {
     /// Returns `true` when this made the procedure ready (or started evaluating its conditions).
     @discardableResult
     final func dependenciesDidFinish(count: Int) -> Bool {
-        enum Next {
-            case none
-            case ready(ProcedureQueue)
-            case evaluate(ProcedureQueue)
+        let (action, queue) = storage.withLock { state in
+            let action = state.readiness.dependenciesFinished(
+                count: count, isCancelled: state.machine.isCancelled, hasConditions: !state.conditions.isEmpty)
+            return (action, state.queue)
         }
-        let next = storage.withLock { state -> Next in
-            state.unfinishedDependencies -= count
-            guard state.readiness == .waiting,
-                state.unfinishedDependencies == 0 || state.machine.isCancelled,
-                let queue = state.queue
-            else { return .none }
-            if state.machine.isCancelled || state.conditions.isEmpty {
-                state.readiness = .ready
-                return .ready(queue)
-            }
-            state.readiness = .evaluatingConditions
-            return .evaluate(queue)
-        }
-        switch next {
+        // The queue is set from enqueue until finished; a procedure waiting for dependencies has not finished.
+        guard let queue else { return false }
+        switch action {
         case .none: return false
-        case .ready(let queue): queue.procedureIsReady(self)
-        case .evaluate(let queue): queue.scheduleConditionEvaluation(self)
+        case .ready: queue.procedureIsReady(self)
+        case .evaluateConditions: queue.scheduleConditionEvaluation(self)
         }
         return true
     }
@@ -96,38 +84,22 @@ extension Procedure {
     /// because it was cancelled: an evaluation under way is abandoned, and a category request is withdrawn (the
     /// procedure already holds a slot, so it is handed straight back to a worker to start, and finish).
     final func becomeReadyIfWaiting() {
-        enum Cleanup {
-            case none
-            case evaluation(ConditionEvaluator?)
-            case withdraw(UInt64)
+        let (action, queue) = storage.withLock {
+            state -> (ProcedureReadinessMachine.CancelledAction, ProcedureQueue?) in
+            // While the enqueue is still registering dependencies its count keeps the procedure waiting;
+            // `dependenciesDidFinish` sees the cancellation when that count is released.
+            guard state.machine.state == .pending else { return (.none, nil) }
+            return (state.readiness.cancelled(), state.queue)
         }
-        let (queue, cleanup) = storage.withLock { state -> (ProcedureQueue?, Cleanup) in
-            // While the enqueue is still registering dependencies its token keeps the count above zero;
-            // `dependenciesDidFinish` sees the cancellation when the token is released.
-            guard state.machine.state == .pending else { return (nil, .none) }
-            switch state.readiness {
-            case .waiting:
-                state.readiness = .ready
-                return (state.queue, .none)
-            case .evaluatingConditions:
-                let evaluation = state.evaluation
-                state.evaluation = nil
-                state.readiness = .ready
-                return (state.queue, .evaluation(evaluation))
-            case .ready:
-                guard let ticket = state.exclusivity.withdrawWaitingRequest() else { return (nil, .none) }
-                return (state.queue, .withdraw(ticket))
-            case .notEnqueued:
-                return (nil, .none)
-            }
-        }
-        switch cleanup {
+        switch action {
         case .none:
+            break
+        case .ready:
             queue?.procedureIsReady(self)
-        case .evaluation(let evaluation):
+        case .abandonEvaluation(let evaluation):
             evaluation?.cancel()
             queue?.procedureIsReady(self)
-        case .withdraw(let ticket):
+        case .withdrawLocks(let ticket):
             ExclusivityManager.shared.release(ticket)
             queue?.startAfterLocks(self)
         }
@@ -139,11 +111,10 @@ extension Procedure {
     /// queue is not suspended.
     final func evaluateConditions() {
         let evaluator = storage.withLock { state -> ConditionEvaluator? in
-            guard state.readiness == .evaluatingConditions else { return nil }
+            guard state.readiness.isEvaluatingConditions else { return nil }
             // `add(condition:)` keeps the list free of duplicates.
             let evaluator = ConditionEvaluator(uniqueConditions: state.conditions, mode: .all)
-            state.evaluation = evaluator
-            return evaluator
+            return state.readiness.evaluationBegan(evaluator) ? evaluator : nil
         }
         evaluator?.evaluateOwnConditions(of: self)
     }
@@ -152,12 +123,9 @@ extension Procedure {
     /// for when the queue starts the procedure).
     final func conditionsDidComplete(_ result: ConditionResult, categories: Set<String>) {
         let queue = storage.withLock { state -> ProcedureQueue? in
-            guard state.readiness == .evaluatingConditions else { return nil }
-            state.evaluation = nil
-            if case .success(true) = result, !categories.isEmpty {
-                state.exclusivity = .needed(categories)
-            }
-            return state.queue
+            let passed: Bool
+            if case .success(true) = result { passed = true } else { passed = false }
+            return state.readiness.conditionsDecided(categories: passed ? categories : []) ? state.queue : nil
         }
         guard let queue else { return }  // abandoned: the procedure was cancelled meanwhile
         switch result {
@@ -165,12 +133,7 @@ extension Procedure {
         case .success(false): cancel(withErrors: [], becomeReady: false)
         case .success(true): break
         }
-        let ready = storage.withLock { state -> Bool in
-            guard state.readiness == .evaluatingConditions else { return false }
-            state.readiness = .ready
-            return true
-        }
-        if ready { queue.procedureIsReady(self) }
+        if storage.withLock({ $0.readiness.conditionsApplied() }) { queue.procedureIsReady(self) }
     }
 }
 

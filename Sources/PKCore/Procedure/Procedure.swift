@@ -130,7 +130,7 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// cancels it with a clear error when a dependency has not finished.
     public final override var isReady: Bool {
         storage.withLock {
-            $0.machine.state == .initialized || $0.readiness == .ready || $0.machine.isCancelled
+            $0.machine.state == .initialized || $0.readiness.isReady || $0.machine.isCancelled
         }
     }
 
@@ -234,20 +234,16 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
             log.warning("\(procedureName) cannot depend on itself; ignored")
             return
         }
-        enum Outcome {
-            case stored, register
-            case tooLate(ProcedureStateMachine.State)
-        }
-        let outcome = storage.withLock { state -> Outcome in
+        let outcome = storage.withLock { state -> DependencyAddition in
             switch state.machine.state {
             case .initialized, .willEnqueue:
                 state.dependencies.append(operation)
                 return .stored
-            case .pending where state.readiness == .waiting:
+            case .pending:
+                guard state.readiness.dependencyAdded() == .register else { return .tooLate(.pending) }
                 state.dependencies.append(operation)
-                state.unfinishedDependencies += 1
                 return .register
-            case .pending, .started, .executing, .finishing, .finished:
+            case .started, .executing, .finishing, .finished:
                 return .tooLate(state.machine.state)
             }
         }
@@ -297,4 +293,14 @@ enum StartDecision {
     case submitted
     /// Its conditions named mutually exclusive categories: it asks for them first, now that it holds a slot.
     case requestLocks(ExclusivityRequest)
+}
+
+/// What ``Procedure/addDependency(_:)`` decided under the procedure's lock.
+enum DependencyAddition {
+    /// Not enqueued yet: stored, and registered with when the procedure is enqueued.
+    case stored
+    /// Enqueued and still waiting for dependencies: counted, to be registered with now.
+    case register
+    /// Ready, started or finished (the lifecycle state): ignored.
+    case tooLate(ProcedureStateMachine.State)
 }
