@@ -1,5 +1,6 @@
 // A procedure's mutually exclusive categories: asked for once its queue has given it a slot, just before it
-// starts; held until it finishes. See `ProcedureReadinessMachine` for the states and `ExclusivityManager` for the locks.
+// starts; held until it finishes. See `ProcedureReadinessMachine` (readyNeedingLocks, awaitingLocks, holdingLocks)
+// for the states and `ExclusivityManager` for the locks.
 
 extension Procedure {
 

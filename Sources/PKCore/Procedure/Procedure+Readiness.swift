@@ -1,7 +1,8 @@
 import Foundation
 
 // Readiness: from enqueued to ready, waiting for dependencies and evaluating conditions (the queue asks for
-// mutually exclusive categories at start: see Procedure+Exclusivity.swift).
+// mutually exclusive categories at start: see Procedure+Exclusivity.swift). The states and events are
+// `ProcedureReadinessMachine`'s; the methods here feed it events under the lock and perform its actions after it.
 
 extension Procedure {
 
