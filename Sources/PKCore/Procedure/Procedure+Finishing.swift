@@ -75,9 +75,11 @@ extension Procedure {
     final func completeFinishing() {
         // Everything let go of here is moved out and released after the lock: a release can run user code (a
         // condition's or a captured object's deinit), which must never run under the procedure's lock.
-        let run = storage.withLock { $0.takeFinishedRun() }
-        let (errors, queueRef, observers) = (run.errors, run.queueRef, run.observers)
-        withExtendedLifetime((run.conditions, run.producer)) {}
+        var run = storage.withLock { $0.takeFinishedRun() }
+        let errors = run.errors
+        // Released here, after the lock.
+        run.conditions = []
+        run.producer = nil
         WorkerLoop.procedureIsFinishing(self)
         // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
         willChangeValue(forKey: "isFinished")
@@ -87,7 +89,7 @@ extension Procedure {
         procedureIsFinished()
         procedureDidFinish(withErrors: errors)
         if let ticket = run.lockTicket { ExclusivityManager.shared.release(ticket) }
-        if observers.wants(.didFinish) { observers.send(.didFinish(errors), to: self) }
+        if run.observers.wants(.didFinish) { run.observers.send(.didFinish(errors), to: self) }
         let (waiters, attached) = storage.withLock { state -> (FinishWaiters, ObserverList) in
             let attached = state.observers
             state.observers = ObserverList()
@@ -102,7 +104,9 @@ extension Procedure {
         }
         // The queue stays alive until this procedure is settled on it; if that leaves it idle, it gives back its
         // reference to itself, after the call has returned.
-        if let queueRef, queueRef._withUnsafeGuaranteedRef({ $0.procedureDidFinish(self, withErrors: errors) }) {
+        if let queueRef = run.queueRef,
+            queueRef._withUnsafeGuaranteedRef({ $0.procedureDidFinish(self, withErrors: errors) })
+        {
             queueRef.release()
         }
     }
@@ -136,12 +140,14 @@ struct FinishedRun {
     let dependencies: SmallList<Operation>
     /// The mutually exclusive categories' request to release, if it made one.
     let lockTicket: UInt64?
-    let conditions: [Condition]
-    let producer: Procedure?
+    /// Released first, by assigning over them (`var`, so that nothing is copied to release them).
+    var conditions: [Condition]
+    var producer: Procedure?
 }
 
 extension ProcedureStorage {
     /// Moves to finished and takes out everything the run held (the observers stay, for late DidFinish delivery).
+    @inline(__always)
     mutating func takeFinishedRun() -> FinishedRun {
         let run = FinishedRun(
             errors: machine.completeFinishing(), dependents: dependents, queueRef: queueRef, observers: observers,
