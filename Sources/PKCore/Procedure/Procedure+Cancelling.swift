@@ -35,23 +35,21 @@ extension Procedure {
     struct AcceptedCancel {
         let errors: [any Error]
         let wasPending: Bool
-        /// The DidCancel event, when this thread holds the procedure's event context and must drain it.
-        let drainWith: ProcedureEvent?
         /// This thread holds the procedure's event context and must drain it.
-        var drainNow: Bool { drainWith != nil }
+        let drainNow: Bool
     }
 
     /// The first step of a cancel: `isCancelled` is `true` when this returns, but nothing has reacted yet. Used to
     /// cancel several procedures at once (a group's children) so that none of them reacts, finishing and releasing
     /// a sibling that depends on it, before all are cancelled. `nil` when the cancel is ignored.
     final func acceptCancel(withErrors errors: [any Error]) -> AcceptedCancel? {
-        let (action, drainWith) = storage.withLock { state -> (ProcedureStateMachine.CancelAction, ProcedureEvent?) in
+        let (action, drainNow) = storage.withLock { state -> (ProcedureStateMachine.CancelAction, Bool) in
             let action = state.machine.cancel(errors: errors)
-            guard case .didCancel = action else { return (action, nil) }
+            guard case .didCancel = action else { return (action, false) }
             return (action, state.submit(.didCancel(errors)))
         }
         guard case .didCancel(let wasPending) = action else { return nil }
-        return AcceptedCancel(errors: errors, wasPending: wasPending, drainWith: drainWith)
+        return AcceptedCancel(errors: errors, wasPending: wasPending, drainNow: drainNow)
     }
 
     /// The second step of a cancel, on the thread that accepted it.
@@ -64,7 +62,7 @@ extension Procedure {
             cancelAcceptedOnCancellingThread(withErrors: accepted.errors)
         }
         if accepted.wasPending && becomeReady { becomeReadyIfWaiting() }
-        drain(ifDrainer: accepted.drainWith)
+        if accepted.drainNow { drain(startingWith: .didCancel(accepted.errors)) }
     }
 
     final func processDidCancel(_ errors: [any Error]) {

@@ -6,17 +6,13 @@ extension Procedure {
 
     // Accept-then-drain, the one way events enter the context: `ProcedureStorage.submit(_:)` accepts the event
     // under the lock (often in the same critical section as the decision that produced it: finish, cancel, start)
-    // and returns it when the calling thread became the drainer; `drain(ifDrainer:)` then runs it, after the lock.
+    // and says whether the calling thread became the drainer, which then runs it with `drain(startingWith:)` after
+    // the lock. (PERF(W1): a Bool, not the event, comes back out of the lock: returning the optional event cost
+    // copies on every start and finish.)
 
     /// Runs `event` now (becoming the drainer) or queues it behind the event in progress.
     final func submit(_ event: ProcedureEvent) {
-        drain(ifDrainer: storage.withLock { $0.submit(event) })
-    }
-
-    /// Drains, starting with `event`, when this thread became the drainer (`event` is not `nil`).
-    @inline(__always)
-    final func drain(ifDrainer event: ProcedureEvent?) {
-        if let event { drain(startingWith: event) }
+        if storage.withLock({ $0.submit(event) }) { drain(startingWith: event) }
     }
 
     /// Runs `event`, then every queued event, until none are left or the context is blocked.
@@ -87,9 +83,10 @@ extension Procedure {
 }
 
 extension ProcedureStorage {
-    /// Accepts `event` into the procedure's event context. Returns it when the caller became the drainer and must
-    /// run it, after the lock, with ``Procedure/drain(ifDrainer:)``; `nil` when it was queued behind the drainer.
-    mutating func submit(_ event: ProcedureEvent) -> ProcedureEvent? {
-        loop.accept(event) ? event : nil
+    /// Accepts `event` into the procedure's event context. Returns `true` when the caller became the drainer and
+    /// must run it, after the lock, with `Procedure.drain(startingWith:)`; `false` when it was queued behind the
+    /// drainer.
+    mutating func submit(_ event: ProcedureEvent) -> Bool {
+        loop.accept(event)
     }
 }

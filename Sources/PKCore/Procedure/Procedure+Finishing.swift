@@ -25,14 +25,14 @@ extension Procedure {
             log.warning("finish() called on \(procedureName), which finishes by itself; ignored")
             return
         }
-        let (action, drainWith) = storage.withLock { state -> (ProcedureStateMachine.FinishAction, ProcedureEvent?) in
+        let (action, drainNow) = storage.withLock { state -> (ProcedureStateMachine.FinishAction, Bool) in
             let action = state.machine.finish(errors: errors)
-            guard case .beginFinishing = action else { return (action, nil) }
+            guard case .beginFinishing = action else { return (action, false) }
             return (action, state.submit(.beginFinishing))
         }
         switch action {
         case .beginFinishing:
-            drain(ifDrainer: drainWith)
+            if drainNow { drain(startingWith: .beginFinishing) }
         case .deferUntilStart:
             log.verbose("finish requested before start; it happens when the queue starts the procedure")
         case .rejectNotStarted(let state):

@@ -194,14 +194,14 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     public final override func start() {
         // The usual case (started by its ProcedureQueue) submits `.start` in the same critical section. A procedure
         // whose conditions named mutually exclusive categories asks for them first, now that it holds a slot.
-        let (next, drainWith) = storage.withLock { state -> (StartDecision, ProcedureEvent?) in
-            if state.machine.adoptWithoutQueue() { return (.adopted, nil) }
-            if let request = state.makeExclusivityRequest() { return (.requestLocks(request), nil) }
+        let (next, drainNow) = storage.withLock { state -> (StartDecision, Bool) in
+            if state.machine.adoptWithoutQueue() { return (.adopted, false) }
+            if let request = state.makeExclusivityRequest() { return (.requestLocks(request), false) }
             return (.submitted, state.submit(.start))
         }
         switch next {
         case .submitted:
-            drain(ifDrainer: drainWith)
+            if drainNow { drain(startingWith: .start) }
         case .requestLocks(let request):
             requestLocks(request)
         case .adopted:
