@@ -12,17 +12,8 @@ final class DependencyBarrier: DependencyWaiter, @unchecked Sendable {
     /// Waits for `operations`, then runs `action` once.
     init(operations: [Operation], action: @escaping @Sendable () -> Void) {
         state = PKMutex((operations.count + 1, action))
-        var alreadyFinished = 1
-        for operation in operations {
-            let registered: Bool
-            if let procedure = operation as? Procedure {
-                registered = procedure.addDependent(self)
-            } else {
-                registered = OperationFinishWatcher.whenFinished(operation) { [self] in dependencyDidFinish() }
-            }
-            if !registered { alreadyFinished += 1 }
-        }
-        finished(count: alreadyFinished)
+        let alreadyFinished = register(asDependentOf: operations)
+        finished(count: alreadyFinished + 1)  // + 1: the count held while registering
     }
 
     func dependencyDidFinish() {

@@ -8,9 +8,9 @@ extension Procedure {
     /// (its name is logged); an ignored one cancels it without an error, even when other conditions are satisfied.
     /// Either way the procedure finishes without executing.
     public final func add(condition: Condition) {
-        let added = storage.withLock { storage -> Bool in
-            guard storage.machine.state == .initialized else { return false }
-            if !storage.conditions.contains(where: { $0 === condition }) { storage.conditions.append(condition) }
+        let added = storage.withLock { state -> Bool in
+            guard state.machine.state == .initialized else { return false }
+            if !state.conditions.contains(where: { $0 === condition }) { state.conditions.append(condition) }
             return true
         }
         if !added {

@@ -29,6 +29,8 @@ public final class PendingEvent: Sendable, CustomStringConvertible {
         self.continuation = continuation
     }
 
+    // The last reference going is the public signal that the event may proceed, so the deinit reports that one
+    // event (the phase's `WillPhaseMachine.tokenReleased`) and the procedure performs the action it returns.
     deinit {
         procedure.pendingEventReleased(ObjectIdentifier(self), continuation: continuation)
     }

@@ -239,7 +239,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         finishIfDone()
     }
 
-    override func procedureWasCancelled(withErrors errors: [any Error]) {
+    override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
         let held = group.withLock { $0.initial + $0.adding.values }
         cancelChildren(held + queue.operations, errors: errors)
     }

@@ -1,5 +1,6 @@
 // A procedure's mutually exclusive categories: asked for once its queue has given it a slot, just before it
-// starts; held until it finishes. See `ExclusivityPhase` for the states and `ExclusivityManager` for the locks.
+// starts; held until it finishes. See `ProcedureReadinessMachine` (readyNeedingLocks, awaitingLocks, holdingLocks)
+// for the states and `ExclusivityManager` for the locks.
 
 extension Procedure {
 
@@ -20,7 +21,7 @@ extension Procedure {
         case .granted:
             // A cancel may have withdrawn the request while it was being registered (it then handed the
             // procedure back to a worker itself): the grant goes back.
-            if storage.withLock({ $0.exclusivity.grant(request.ticket) }) {
+            if storage.withLock({ $0.readiness.locksGranted(request.ticket) }) {
                 start()
             } else {
                 ExclusivityManager.shared.release(request.ticket)
@@ -28,11 +29,11 @@ extension Procedure {
         case .waiting:
             // Registration and cancellation are one decision: if a cancel withdrew the request before it was
             // registered, its withdrawal found nothing to release, so the registration is released here.
-            if !storage.withLock({ $0.exclusivity.holds(request.ticket) }) {
+            if !storage.withLock({ $0.readiness.holdsLockRequest(request.ticket) }) {
                 ExclusivityManager.shared.release(request.ticket)
             }
         case .deadlock(let blocked):
-            storage.withLock { $0.exclusivity.abandon(request.ticket) }
+            storage.withLock { $0.readiness.lockRequestAbandoned(request.ticket) }
             let error = ProcedureKitError(context: .mutualExclusionDeadlock(categories: blocked))
             log.warning("\(error)")
             cancel(withErrors: [error], becomeReady: false)
@@ -43,8 +44,8 @@ extension Procedure {
     /// The manager granted `ticket`, on the releasing thread: the procedure goes back to a worker of its queue to
     /// start (it still holds its slot). A grant for a request withdrawn meanwhile is given back.
     private func exclusivityGranted(_ ticket: UInt64) {
-        let queue = storage.withLock { storage -> ProcedureQueue? in
-            storage.exclusivity.grant(ticket) ? storage.queue : nil
+        let queue = storage.withLock { state -> ProcedureQueue? in
+            state.readiness.locksGranted(ticket) ? state.queue : nil
         }
         guard let queue else {
             ExclusivityManager.shared.release(ticket)
@@ -57,8 +58,8 @@ extension Procedure {
     /// goes back (it is asked for again when the procedure next starts), so nobody waits behind a procedure that
     /// cannot start.
     final func giveBackLocks() {
-        let ticket = storage.withLock { storage -> UInt64? in
-            storage.machine.state == .pending ? storage.exclusivity.giveBack() : nil
+        let ticket = storage.withLock { state -> UInt64? in
+            state.machine.state == .pending ? state.readiness.yieldLocksForSuspension() : nil
         }
         if let ticket { ExclusivityManager.shared.release(ticket) }
     }

@@ -1,38 +1,23 @@
 import Foundation
 
-/// Where a procedure is in its queue's readiness tracking.
-enum Readiness {
-    /// Not handed to a queue yet.
-    case notEnqueued
-    /// Enqueued, waiting for dependencies (or for the enqueue to complete).
-    case waiting
-    /// Dependencies finished; conditions are being evaluated (or wait for the queue to be resumed).
-    case evaluatingConditions
-    /// Handed to the queue's ready list (or started); mutually exclusive categories are asked for at start.
-    case ready
-}
-
 /// Everything mutable about a procedure, guarded by the procedure's one mutex.
 struct ProcedureStorage {
-    // Field order packs the layout: the one-byte fields fill the tail of `machine`, and the fields with a tag
-    // byte of their own come last. (Every procedure carries this, so bytes count: see the W9 benchmark.)
+    // Every procedure carries this, so bytes count (see the W9 benchmark): 249 bytes. Each state machine keeps its
+    // data in its states, so no field sits beside a machine for some states only; a one-byte field added later
+    // fits the tail of `machine` (17 bytes) if declared right after it.
     var machine: ProcedureStateMachine
-    var readiness = Readiness.notEnqueued
     var loop = EventLoopState()
     var observers = ObserverList()
     /// The direct dependencies, in the order they were added (most procedures have at most one).
     var dependencies = SmallList<Operation>()
     var conditions: [Condition] = []
-    /// The evaluation under way, so that cancelling can abandon it.
-    var evaluation: ConditionEvaluator?
-    /// The mutually exclusive categories its conditions named, and its request for them.
-    var exclusivity = ExclusivityPhase.none
+    /// From enqueued to ready: dependencies, the evaluation under way (so that cancelling can abandon it), the
+    /// mutually exclusive categories its conditions named and its request for them.
+    var readiness = ProcedureReadinessMachine()
     /// The procedure that produced this one (through `produce(operation:)`), held until this one finishes.
     var producer: Procedure?
     /// Waiters registered on this procedure; notified once when it finishes, then dropped.
     var dependents = SmallList<any DependencyWaiter>()
-    /// Unfinished dependencies while `readiness == .waiting`, plus one while enqueueing is in progress.
-    var unfinishedDependencies = 0
     /// The queue, from enqueue until finished. Not retained: a queue keeps itself alive while it has outstanding
     /// operations, and a procedure is outstanding on its queue for as long as this is set.
     var queueRef: Unmanaged<ProcedureQueue>?
@@ -49,8 +34,8 @@ struct ProcedureStorage {
     private var logSettingsBox: LogSettingsBox?
     /// Async waiters; closed once the procedure has completely finished (after DidFinish observers).
     var finishWaiters = FinishWaiters()
-    /// Where the "will" phase being delivered right now stands (see ``WillPhase``).
-    var willPhase = WillPhase.idle
+    /// Where the "will" phase being delivered right now stands (see ``WillPhaseMachine``).
+    var willPhase = WillPhaseMachine()
 
     init(automaticFinishingDisabled: Bool) {
         machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)
@@ -61,7 +46,7 @@ struct ProcedureStorage {
     /// procedure, then its producer chain).
     mutating func makeExclusivityRequest() -> ExclusivityRequest? {
         guard machine.state == .pending, !machine.isCancelled,
-            let (ticket, categories) = exclusivity.request(ticket: { ExclusivityManager.shared.makeTicket() })
+            let (ticket, categories) = readiness.requestLocks(ticket: { ExclusivityManager.shared.makeTicket() })
         else { return nil }
         var ancestors = Set<ObjectIdentifier>()
         var current = producer
@@ -80,14 +65,4 @@ final class LogSettingsBox {
     init(_ value: ProcedureLogSettings) {
         self.value = value
     }
-}
-
-/// A "will" phase's delivery, for deciding who runs its continuation.
-enum WillPhase: Equatable {
-    /// No phase is being delivered.
-    case idle
-    /// The phase is handing out the token with this identity.
-    case delivering(ObjectIdentifier)
-    /// The token's last reference went while the phase was still delivering: the phase continues inline.
-    case releasedDuringDelivery
 }

@@ -31,7 +31,7 @@ public final class AnyInputProcedure<Input>: Procedure, InputProcedure, @uncheck
         wrapped.execute(for: self)
     }
 
-    override func procedureWasCancelled(withErrors errors: [any Error]) {
+    override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
         wrapped.wrapperWasCancelled(withErrors: errors)
     }
 }

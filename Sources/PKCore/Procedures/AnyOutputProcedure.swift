@@ -34,7 +34,7 @@ public final class AnyOutputProcedure<Output>: Procedure, OutputProcedure, @unch
         wrapped.execute(for: self)
     }
 
-    override func procedureWasCancelled(withErrors errors: [any Error]) {
+    override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
         wrapped.wrapperWasCancelled(withErrors: errors)
     }
 }

@@ -43,7 +43,7 @@ public final class AnyProcedure<Input, Output>: Procedure, InputProcedure, Outpu
         wrapped.execute(for: self)
     }
 
-    override func procedureWasCancelled(withErrors errors: [any Error]) {
+    override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
         wrapped.wrapperWasCancelled(withErrors: errors)
     }
 }

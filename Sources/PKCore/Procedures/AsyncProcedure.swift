@@ -43,7 +43,7 @@ open class AsyncProcedure: Procedure, @unchecked Sendable {
         if isCancelled { work.cancel() }
     }
 
-    override func procedureWasCancelled(withErrors errors: [any Error]) {
+    override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
         task.withLock { $0 }?.cancel()
     }
 }

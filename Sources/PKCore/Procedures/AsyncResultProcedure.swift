@@ -75,7 +75,7 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
         }
     }
 
-    override func procedureWasCancelled(withErrors errors: [any Error]) {
+    override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
         task.value?.cancel()
     }
 

@@ -47,11 +47,13 @@ enum DependencyCycleDetector {
         }
 
         static func waitingDependencies(of procedure: Procedure) -> [Procedure] {
-            let (readiness, dependencies) = procedure.storage.withLock { ($0.readiness, $0.dependencies) }
-            guard readiness == .waiting else { return [] }
+            let (waiting, dependencies) = procedure.storage.withLock {
+                ($0.readiness.isWaitingForDependencies, $0.dependencies)
+            }
+            guard waiting else { return [] }
             return dependencies.compactMap { dependency in
                 guard let dependency = dependency as? Procedure,
-                    dependency.storage.withLock({ $0.readiness == .waiting })
+                    dependency.storage.withLock({ $0.readiness.isWaitingForDependencies })
                 else { return nil }
                 return dependency
             }

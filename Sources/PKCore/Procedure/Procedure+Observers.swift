@@ -1,0 +1,32 @@
+import Foundation
+
+extension Procedure {
+
+    /// Adds an observer. It is held until the procedure finishes.
+    ///
+    /// The observer is attached in the procedure's event context, after any event already under way; events
+    /// that begin after that reach it. An observer attached after the procedure finished gets `didAttach` and
+    /// then `did(finish:withErrors:)` as soon as the procedure's remaining events have run, and is not kept.
+    public final func addObserver<O: ProcedureObserver>(_ observer: O) {
+        guard self is O.Procedure else {
+            log.warning("observer \(O.self) expects \(O.Procedure.self), not \(type(of: self)); not added")
+            return
+        }
+        submit(.attach(AnyProcedureObserver(observer)))
+    }
+
+    /// Adds a block observer (see `ProcedureProtocol`'s `add…BlockObserver` methods), run inside `synchronizer`
+    /// when one is given. A block has no `didAttach`, so while no event is under way or queued (the usual case:
+    /// configuring a procedure before enqueueing it) it is simply appended; otherwise it is attached in the event
+    /// context like any observer.
+    @usableFromInline
+    final func addObserver(block: ObserverBlock, synchronizedWith synchronizer: (any ObserverSynchronizer)?) {
+        let observer = AnyProcedureObserver(block, synchronizedWith: synchronizer)
+        let appended = storage.withLock { state -> Bool in
+            guard state.loop.isIdle, state.machine.state != .finished else { return false }
+            state.observers.append(observer)
+            return true
+        }
+        if !appended { submit(.attach(observer)) }
+    }
+}

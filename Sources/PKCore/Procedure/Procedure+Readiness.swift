@@ -1,0 +1,145 @@
+import Foundation
+
+// Readiness: from enqueued to ready, waiting for dependencies and evaluating conditions (the queue asks for
+// mutually exclusive categories at start: see Procedure+Exclusivity.swift). The states and events are
+// `ProcedureReadinessMachine`'s; the methods here feed it events under the lock and perform its actions after it.
+
+extension Procedure {
+
+    // MARK: - Enqueueing (called by ProcedureQueue)
+
+    /// Moves to `willEnqueue` and records `queue`; returns `false` when already enqueued.
+    final func prepareToEnqueue(on queue: ProcedureQueue, producedBy producer: Procedure? = nil) -> Bool {
+        let action = storage.withLock { state -> ProcedureStateMachine.EnqueueAction in
+            let action = state.machine.willEnqueue()
+            if action == .proceed {
+                state.queueRef = Unmanaged.passUnretained(queue)
+                state.producer = producer
+            }
+            return action
+        }
+        switch action {
+        case .proceed:
+            return true
+        case .rejectAlreadyEnqueued(let state):
+            Log.write(
+                .warning,
+                "\(procedureName) was added to a queue again (state \(state)); a procedure runs once, so this add "
+                    + "is ignored", subsystem: procedureName)
+            return false
+        }
+    }
+
+    /// Moves straight to `pending` and ready when the procedure has no dependencies; returns `false` (changing
+    /// nothing) otherwise, and the queue then uses ``didEnqueue()``.
+    final func enqueueIfReadyAtOnce() -> Bool {
+        storage.withLock { state in
+            guard state.dependencies.isEmpty, state.conditions.isEmpty else { return false }
+            state.machine.didEnqueue()
+            state.readiness.enqueuedReadyAtOnce()
+            return true
+        }
+    }
+
+    /// Moves to `pending` and starts waiting for dependencies; the queue is told when the procedure is ready.
+    /// Returns `true` when the procedure is still waiting afterwards.
+    @discardableResult
+    final func didEnqueue() -> Bool {
+        let dependencies = storage.withLock { state -> SmallList<Operation> in
+            state.machine.didEnqueue()
+            state.readiness.enqueued(dependencies: state.dependencies.count)
+            return state.dependencies
+        }
+        let alreadyFinished = register(asDependentOf: dependencies)
+        return !dependenciesDidFinish(count: alreadyFinished + 1)  // + 1: the enqueue-in-progress token
+    }
+
+    /// Adds `waiter` to be told when this procedure finishes; `false` when it already has.
+    final func addDependent(_ waiter: any DependencyWaiter) -> Bool {
+        storage.withLock { state in
+            guard state.machine.state != .finished else { return false }
+            state.dependents.append(waiter)
+            return true
+        }
+    }
+
+    /// Returns `true` when this made the procedure ready (or started evaluating its conditions).
+    @discardableResult
+    final func dependenciesDidFinish(count: Int) -> Bool {
+        let (action, queue) = storage.withLock { state in
+            let action = state.readiness.dependenciesFinished(
+                count: count, isCancelled: state.machine.isCancelled, hasConditions: !state.conditions.isEmpty)
+            return (action, state.queue)
+        }
+        // The queue is set from enqueue until finished; a procedure waiting for dependencies has not finished.
+        guard let queue else { return false }
+        switch action {
+        case .none: return false
+        case .ready: queue.procedureIsReady(self)
+        case .evaluateConditions: queue.scheduleConditionEvaluation(self)
+        }
+        return true
+    }
+
+    /// Makes a procedure that is waiting (for dependencies, its conditions or its categories) ready at once,
+    /// because it was cancelled: an evaluation under way is abandoned, and a category request is withdrawn (the
+    /// procedure already holds a slot, so it is handed straight back to a worker to start, and finish).
+    final func becomeReadyIfWaiting() {
+        let (action, queue) = storage.withLock {
+            state -> (ProcedureReadinessMachine.CancelledAction, ProcedureQueue?) in
+            // While the enqueue is still registering dependencies its count keeps the procedure waiting;
+            // `dependenciesDidFinish` sees the cancellation when that count is released.
+            guard state.machine.state == .pending else { return (.none, nil) }
+            return (state.readiness.cancelled(), state.queue)
+        }
+        switch action {
+        case .none:
+            break
+        case .ready:
+            queue?.procedureIsReady(self)
+        case .abandonEvaluation(let evaluation):
+            evaluation?.cancel()
+            queue?.procedureIsReady(self)
+        case .withdrawLocks(let ticket):
+            ExclusivityManager.shared.release(ticket)
+            queue?.startAfterLocks(self)
+        }
+    }
+
+    // MARK: - Conditions (called by ProcedureQueue)
+
+    /// Evaluates the conditions, in one of the queue's worker loops, once dependencies have finished and the
+    /// queue is not suspended.
+    final func evaluateConditions() {
+        let evaluator = storage.withLock { state -> ConditionEvaluator? in
+            guard state.readiness.isEvaluatingConditions else { return nil }
+            // `add(condition:)` keeps the list free of duplicates.
+            let evaluator = ConditionEvaluator(uniqueConditions: state.conditions, mode: .all)
+            return state.readiness.evaluationBegan(evaluator) ? evaluator : nil
+        }
+        evaluator?.evaluateOwnConditions(of: self)
+    }
+
+    /// The evaluator's decision on this procedure's conditions, with their mutually exclusive categories (asked
+    /// for when the queue starts the procedure).
+    final func conditionsDidComplete(_ result: ConditionResult, categories: Set<String>) {
+        let queue = storage.withLock { state -> ProcedureQueue? in
+            let passed: Bool
+            if case .success(true) = result { passed = true } else { passed = false }
+            return state.readiness.conditionsDecided(categories: passed ? categories : []) ? state.queue : nil
+        }
+        guard let queue else { return }  // abandoned: the procedure was cancelled meanwhile
+        switch result {
+        case .failure(let error): cancel(withErrors: [error], becomeReady: false)
+        case .success(false): cancel(withErrors: [], becomeReady: false)
+        case .success(true): break
+        }
+        if storage.withLock({ $0.readiness.conditionsApplied() }) { queue.procedureIsReady(self) }
+    }
+}
+
+extension Procedure: DependencyWaiter {
+    final func dependencyDidFinish() {
+        dependenciesDidFinish(count: 1)
+    }
+}
