@@ -58,6 +58,10 @@ extension Procedure {
         storage.withLock { $0.loop.block() }
         target.async { [self] in
             // The context is blocked, so the thread that was draining stops at its next step; take over then.
+            // PERF(W10, `underlyingQueue global` row): a spin, not a wait to be woken: the draining thread is
+            // between two steps of this procedure's events and lets go within a step, so a wake-up protocol on
+            // every drain would cost more than the rare spin (only a procedure whose events another thread was
+            // draining when its queue started it gets here).
             while true {
                 if let first = storage.withLock({ $0.loop.resumeExclusively(with: .executeNow) }) {
                     drain(startingWith: first)

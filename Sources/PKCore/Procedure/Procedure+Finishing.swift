@@ -107,7 +107,7 @@ extension Procedure {
         if let queueRef = run.queueRef,
             queueRef._withUnsafeGuaranteedRef({ $0.procedureDidFinish(self, withErrors: errors) })
         {
-            queueRef.release()
+            QueueKeepAlive.giveBackSelfReference(queueRef)
         }
     }
 

@@ -2,11 +2,11 @@ import Foundation
 
 /// Everything mutable about a procedure, guarded by the procedure's one mutex.
 struct ProcedureStorage {
-    // Every procedure carries this, so bytes count (see the W9 benchmark): 249 bytes. Each state machine keeps its
+    // PERF(W9): every procedure carries this, so bytes count: 249 bytes. Each state machine keeps its
     // data in its states, so no field sits beside a machine for some states only; a one-byte field added later
     // fits the tail of `machine` (17 bytes) if declared right after it.
     var machine: ProcedureStateMachine
-    var loop = EventLoopState()
+    var loop = EventContextState()
     var observers = ObserverList()
     /// The direct dependencies, in the order they were added (most procedures have at most one).
     var dependencies = SmallList<Operation>()
@@ -19,7 +19,9 @@ struct ProcedureStorage {
     /// Waiters registered on this procedure; notified once when it finishes, then dropped.
     var dependents = SmallList<any DependencyWaiter>()
     /// The queue, from enqueue until finished. Not retained: a queue keeps itself alive while it has outstanding
-    /// operations, and a procedure is outstanding on its queue for as long as this is set.
+    /// operations, and a procedure is outstanding on its queue for as long as this is set (see ``QueueKeepAlive``).
+    /// PERF(W1, W3): callers reach the queue through `_withUnsafeGuaranteedRef`, which that invariant makes safe,
+    /// instead of retaining and releasing the one reference count every worker would share.
     var queueRef: Unmanaged<ProcedureQueue>?
 
     /// The queue, from enqueue until finished (a strong reference for the caller to keep).
