@@ -33,7 +33,7 @@ import Foundation
 /// ``ProcedureKitError/Context/parentCancelledWithError``); a group cancelled before it starts still executes, so that its
 /// children can finish, and ends cancelled. Subclasses overriding `execute()` must call `super.execute()`.
 open class GroupProcedure: Procedure, @unchecked Sendable {
-    // @unchecked Sendable: mutable group state is in `group`, guarded by its PKMutex; `queue` and `coordinator`
+    // @unchecked Sendable: mutable group state is in `groupState`, guarded by its PKMutex; `queue` and `coordinator`
     // are thread-safe themselves.
 
     struct GroupState {
@@ -64,7 +64,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         }
     }
 
-    let group = PKMutex(GroupState())
+    let groupState = PKMutex(GroupState())
     /// The private queue the children run on; suspended until the group executes.
     let queue: ProcedureQueue
     private let coordinator: GroupCoordinator
@@ -80,7 +80,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         queue.delegate = coordinator
         queue.owningGroup = self
         queue.name = "\(procedureName).children"
-        group.withLock { $0.initial = operations }
+        groupState.withLock { $0.initial = operations }
     }
 
     /// Creates a group of `operations`, whose children run on `dispatchQueue` when one is given.
@@ -93,7 +93,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// The children that have not finished yet: those waiting for the group to execute, those being added, and
     /// those on the private queue.
     public final var children: [Operation] {
-        let held = group.withLock { $0.initial + $0.adding.values }
+        let held = groupState.withLock { $0.initial + $0.adding.values }
         return held + queue.operations
     }
 
@@ -119,7 +119,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// Takes `children` on behalf of `producer` (the group itself, or a child that produced them).
     func adopt(_ children: [Operation], producedBy producer: Procedure, before pendingEvent: PendingEvent?) {
         enum Outcome { case refused, held, taking }
-        let outcome = group.withLock { state -> Outcome in
+        let outcome = groupState.withLock { state -> Outcome in
             switch state.phase {
             case .finishing:
                 return .refused
@@ -155,7 +155,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         let added = queue.add(operation: child, producedBy: producer ?? self)
         let error = added ? nil : ProcedureKitError(context: .childNotAdded(Self.name(of: child)))
         let cancelled = isCancelled
-        group.withLock { state in
+        groupState.withLock { state in
             state.adding[ObjectIdentifier(child)] = nil
             guard let error else { return }
             state.outstanding -= 1
@@ -184,9 +184,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// While `true`, no further child starts. Children never start before the group executes.
     public final var isSuspended: Bool {
-        get { group.withLock { $0.isSuspended } }
+        get { groupState.withLock { $0.isSuspended } }
         set {
-            let started = group.withLock { state -> Bool in
+            let started = groupState.withLock { state -> Bool in
                 state.isSuspended = newValue
                 return state.phase != .collecting
             }
@@ -205,9 +205,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// Changes a child's errors before they are collected. Called serialized with the group's events, in the
     /// child's finishing phase, and not once the group is cancelled. The child keeps its own errors.
     public final var transformChildErrorBlock: (@Sendable (Procedure, inout [any Error]) -> Void)? {
-        get { group.withLock { $0.transform } }
+        get { groupState.withLock { $0.transform } }
         set {
-            let replaced = group.withLock { replaceValue(&$0.transform, with: newValue) }
+            let replaced = groupState.withLock { replaceValue(&$0.transform, with: newValue) }
             withExtendedLifetime(replaced) {}  // released outside the lock: it may capture user objects
         }
     }
@@ -217,14 +217,14 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// not call `super` drops them.
     open func child(_ child: Procedure, willFinishWithErrors errors: [any Error]) {
         guard !errors.isEmpty, !isCancelled else { return }
-        group.withLock { $0.childErrors.append(contentsOf: errors) }
+        groupState.withLock { $0.childErrors.append(contentsOf: errors) }
     }
 
     // MARK: - Lifecycle
 
     /// Takes the children added so far and starts them. Subclasses that override it must call `super.execute()`.
     open override func execute() {
-        let (initial, suspended) = group.withLock { state -> ([Operation], Bool) in
+        let (initial, suspended) = groupState.withLock { state -> ([Operation], Bool) in
             guard state.phase == .collecting else { return ([], state.isSuspended) }
             state.phase = .running
             let initial = state.initial
@@ -240,7 +240,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     }
 
     override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
-        let held = group.withLock { $0.initial + $0.adding.values }
+        let held = groupState.withLock { $0.initial + $0.adding.values }
         cancelChildren(held + queue.operations, errors: errors)
     }
 
@@ -249,34 +249,16 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// exhausts the stack.
     private func cancelChildren(_ children: [Operation], errors: [any Error]? = nil) {
         let error = ProcedureKitError.parent(cancelledWithErrors: errors ?? self.errors)
-        CascadeTrampoline.run {
-            // Every child is cancelled before any reacts: a child finishing as it is cancelled (a delay, say) must not
-            // release a sibling that depends on it, which would then run before its own cancel arrives.
-            var accepted: [(Procedure, Procedure.AcceptedCancel)] = []
-            for child in children {
-                if let procedure = child as? Procedure {
-                    if let cancel = procedure.acceptCancel(withErrors: [error]) { accepted.append((procedure, cancel)) }
-                } else {
-                    child.cancel()
-                }
-            }
-            // This thread holds the event context of each child whose cancel it must drain: a child synchronizing
-            // with a sibling meanwhile runs inline rather than waiting for this thread.
-            let held = accepted.filter { $0.1.drainNow }.map(\.0)
-            DrainingProcedures.withDraining(all: held) {
-                for (procedure, cancel) in accepted { procedure.completeCancel(cancel, becomeReady: true) }
-            }
-        }
+        CascadeTrampoline.run { Procedure.cancelTogether(children, withErrors: [error], becomeReady: true) }
     }
 
     // MARK: - Coordination (called by the coordinator, the children's queue delegate)
 
     func childWillFinish(_ child: Procedure, withErrors errors: [any Error]) {
         let transform = transformChildErrorBlock
-        // A plain group does nothing for a child that finishes cleanly and has no transform: skip the
-        // serialization (it is the expensive part when many children finish at once). Subclasses may override
-        // the hook, so they always get the call.
-        if errors.isEmpty && transform == nil && type(of: self) == GroupProcedure.self { return }
+        // PERF(W5): a plain group does nothing for a child that finishes cleanly and has no transform: skip the
+        // serialization (it is the expensive part when many children finish at once).
+        if errors.isEmpty && transform == nil && childHookIsTheDefault { return }
         synchronize {
             var errors = errors
             if let transform, !self.isCancelled { transform(child, &errors) }
@@ -284,18 +266,22 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         }
     }
 
+    /// `true` when ``child(_:willFinishWithErrors:)`` is certainly the default: for a plain `GroupProcedure`. A
+    /// subclass may override the hook (Swift cannot tell whether it did), so a subclass always gets the call.
+    private var childHookIsTheDefault: Bool { type(of: self) == GroupProcedure.self }
+
     /// A group finishes by itself, once its children have: a `finish` from anywhere else is refused.
     override func acceptsFinish() -> Bool {
-        group.withLock { $0.phase == .finishing }
+        groupState.withLock { $0.phase == .finishing }
     }
 
     func childDidFinish() {
-        group.withLock { $0.outstanding -= 1 }
+        groupState.withLock { $0.outstanding -= 1 }
         finishIfDone()
     }
 
     private func finishIfDone() {
-        let errors = group.withLock { state -> [any Error]? in
+        let errors = groupState.withLock { state -> [any Error]? in
             guard state.phase == .running, state.outstanding == 0 else { return nil }
             state.phase = .finishing
             return state.childErrors
@@ -309,18 +295,16 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     deinit {
         // Children held by a group that never ran may be groups holding children in turn: release the nest
         // iteratively, so that dropping one deep structure never recurses once per level.
-        var held = group.withLock { state -> [Operation] in
-            defer { state.initial = [] }
-            return state.initial
-        }
+        var held = takeHeldChildren()
         while var child = held.popLast() {
             guard isKnownUniquelyReferenced(&child), let nested = child as? GroupProcedure else { continue }
-            held.append(
-                contentsOf: nested.group.withLock { state -> [Operation] in
-                    defer { state.initial = [] }
-                    return state.initial
-                })
+            held.append(contentsOf: nested.takeHeldChildren())
         }
+    }
+
+    /// The children held for a group that has not executed, moved out (to be released after the lock).
+    private func takeHeldChildren() -> [Operation] {
+        groupState.withLock { replaceValue(&$0.initial, with: []) }
     }
 }
 

@@ -52,7 +52,8 @@ extension Procedure {
         return AcceptedCancel(errors: errors, wasPending: wasPending, drainNow: drainNow)
     }
 
-    /// The second step of a cancel, on the thread that accepted it.
+    /// The second step of a cancel, on the thread that accepted it (or one it handed the cancel to, as
+    /// ``cancelFromTaskCancellationHandler()`` does).
     final func completeCancel(_ accepted: AcceptedCancel, becomeReady: Bool) {
         if accepted.drainNow {
             // This thread now holds the event context (its DidCancel work runs below), so the synchronous hook
@@ -63,6 +64,27 @@ extension Procedure {
         }
         if accepted.wasPending && becomeReady { becomeReadyIfWaiting() }
         if accepted.drainNow { drain(startingWith: .didCancel(accepted.errors)) }
+    }
+
+    /// Cancels `operations` together: every one is cancelled (``acceptCancel(withErrors:)``) before any of them
+    /// reacts. A procedure finishing as it is cancelled (a delay, say) must not release a dependent that is about to
+    /// be cancelled too, which would then run before its own cancel arrives. Used for a group's children and for
+    /// the members of a dependency cycle (with `becomeReady` false: they become ready once every cycle is cancelled).
+    static func cancelTogether(_ operations: [Operation], withErrors errors: [any Error], becomeReady: Bool) {
+        var accepted: [(Procedure, AcceptedCancel)] = []
+        for operation in operations {
+            if let procedure = operation as? Procedure {
+                if let cancel = procedure.acceptCancel(withErrors: errors) { accepted.append((procedure, cancel)) }
+            } else {
+                operation.cancel()
+            }
+        }
+        // This thread holds the event context of each procedure whose cancel it must drain: one synchronizing with
+        // another meanwhile runs inline rather than waiting for this thread.
+        let held = accepted.filter { $0.1.drainNow }.map(\.0)
+        DrainingProcedures.withDraining(all: held) {
+            for (procedure, cancel) in accepted { procedure.completeCancel(cancel, becomeReady: becomeReady) }
+        }
     }
 
     final func processDidCancel(_ errors: [any Error]) {

@@ -35,7 +35,7 @@ extension ProcedureQueue {
             let error = ProcedureKitError.dependencyCycle(cycle.path.map(\.procedureName))
             Log.write(
                 .warning, "\(error); cancelling the \(cycle.members.count) procedures caught in it", subsystem: name)
-            for procedure in cycle.members { procedure.cancel(withErrors: [error], becomeReady: false) }
+            Procedure.cancelTogether(cycle.members, withErrors: [error], becomeReady: false)
         }
         for procedure in cycles.flatMap(\.members) { procedure.becomeReadyIfWaiting() }
     }
