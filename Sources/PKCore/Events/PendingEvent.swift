@@ -21,9 +21,9 @@ public final class PendingEvent: Sendable, CustomStringConvertible {
     public let kind: Kind
     private let procedure: Procedure
     /// What the procedure does once the event may happen.
-    private let continuation: ProcedureEvent
+    private let continuation: EventContextStep
 
-    init(kind: Kind, procedure: Procedure, continuation: ProcedureEvent) {
+    init(kind: Kind, procedure: Procedure, continuation: EventContextStep) {
         self.kind = kind
         self.procedure = procedure
         self.continuation = continuation

@@ -27,7 +27,7 @@ enum ObserverBlock: Sendable {
     }
 
     /// Calls the closure if `event` is the one it is for.
-    func send(_ event: ObserverEvent, to procedure: Procedure) {
+    func send(_ event: ObserverCallback, to procedure: Procedure) {
         switch (self, event) {
         case (.willExecute(let block), .willExecute(let pending)): block(procedure, pending)
         case (.didExecute(let block), .didExecute): block(procedure)

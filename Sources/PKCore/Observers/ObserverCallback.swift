@@ -1,7 +1,7 @@
 import Foundation
 
 /// One observer callback to deliver, with its arguments.
-enum ObserverEvent {
+enum ObserverCallback {
     case didAttach
     case willExecute(PendingEvent)
     case didExecute
@@ -32,7 +32,7 @@ struct AnyProcedureObserver: Sendable {
     private enum Storage {
         case block(ObserverBlock)
         case synchronizedBlock(SynchronizedBlock)
-        case observer(@Sendable (ObserverEvent, Procedure) -> Void)
+        case observer(@Sendable (ObserverCallback, Procedure) -> Void)
     }
 
     /// A block that runs inside a synchronizer (boxed, so the common unsynchronized block stays small).
@@ -85,8 +85,9 @@ struct AnyProcedureObserver: Sendable {
         }
     }
 
-    private static func dispatch<O: ProcedureObserver>(_ event: ObserverEvent, to observer: O, _ procedure: O.Procedure)
-    {
+    private static func dispatch<O: ProcedureObserver>(
+        _ event: ObserverCallback, to observer: O, _ procedure: O.Procedure
+    ) {
         switch event {
         case .didAttach: observer.didAttach(to: procedure)
         case .willExecute(let pending): observer.will(execute: procedure, pendingExecute: pending)
@@ -101,7 +102,7 @@ struct AnyProcedureObserver: Sendable {
         }
     }
 
-    func send(_ event: ObserverEvent, to procedure: Procedure) {
+    func send(_ event: ObserverCallback, to procedure: Procedure) {
         switch storage {
         case .block(let block): block.send(event, to: procedure)
         case .synchronizedBlock(let box):

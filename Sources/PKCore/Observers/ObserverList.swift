@@ -42,7 +42,7 @@ struct ObserverList {
     }
 
     /// Delivers `event` to every observer, in order.
-    func send(_ event: ObserverEvent, to procedure: Procedure) {
+    func send(_ event: ObserverCallback, to procedure: Procedure) {
         switch storage {
         case .empty: break
         case .one(let observer): observer.send(event, to: procedure)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Work waiting in a procedure's serial event context.
-enum ProcedureEvent {
+enum EventContextStep {
     /// Attach an observer and tell it so.
     case attach(AnyProcedureObserver)
     /// The queue started the procedure.
@@ -38,7 +38,7 @@ enum ProducedOperationTarget {
 /// draining becomes the drainer and runs events until none are left; events submitted meanwhile (including from
 /// inside an event, such as `finish()` inside `execute()`) wait their turn. While a pending-event token is
 /// outstanding the context is blocked, and the token's release resumes it.
-struct EventLoopState {
+struct EventContextState {
     private(set) var isDraining = false
     private(set) var isBlocked = false
 
@@ -47,15 +47,15 @@ struct EventLoopState {
     var isIdle: Bool { !isDraining && !isBlocked }
     /// The first queued event, kept inline so the common case (one event queued behind the current one, such as
     /// `finish()` inside `execute()`) allocates nothing.
-    private var first: ProcedureEvent?
+    private var first: EventContextStep?
     /// Further queued events, after `first`.
     /// Popped slots are emptied at once: an event's payload (a pending-event token, say) must never be released
     /// by this list, which lives under the procedure's lock.
-    private var rest: [ProcedureEvent?] = []
+    private var rest: [EventContextStep?] = []
     private var restHead = 0
 
     /// Queues `event`, or returns `true` when the caller should become the drainer and run it now.
-    mutating func accept(_ event: ProcedureEvent) -> Bool {
+    mutating func accept(_ event: EventContextStep) -> Bool {
         if isDraining || isBlocked {
             enqueue(event)
             return false
@@ -64,7 +64,7 @@ struct EventLoopState {
         return true
     }
 
-    private mutating func enqueue(_ event: ProcedureEvent) {
+    private mutating func enqueue(_ event: EventContextStep) {
         if first == nil && restHead == rest.count {
             first = event
         } else {
@@ -72,7 +72,7 @@ struct EventLoopState {
         }
     }
 
-    private mutating func dequeue() -> ProcedureEvent? {
+    private mutating func dequeue() -> EventContextStep? {
         if let event = first {
             first = nil
             return event
@@ -88,7 +88,7 @@ struct EventLoopState {
     }
 
     /// The next event for the drainer, or `nil` (and draining stops) when blocked or empty.
-    mutating func next() -> ProcedureEvent? {
+    mutating func next() -> EventContextStep? {
         if !isBlocked, let event = dequeue() { return event }
         isDraining = false
         return nil
@@ -102,13 +102,13 @@ struct EventLoopState {
     /// Hands the drainer role to the calling thread: when nobody is draining, unblocks and returns the event the
     /// caller must start draining with (`event` comes after anything queued before it); otherwise returns `nil`
     /// and changes nothing, so the caller can try again once the current drainer has stopped.
-    mutating func resumeExclusively(with event: ProcedureEvent) -> ProcedureEvent? {
+    mutating func resumeExclusively(with event: EventContextStep) -> EventContextStep? {
         guard !isDraining else { return nil }
         isBlocked = false
         return becomeDrainer(then: event)
     }
 
-    private mutating func becomeDrainer(then event: ProcedureEvent) -> ProcedureEvent {
+    private mutating func becomeDrainer(then event: EventContextStep) -> EventContextStep {
         isDraining = true
         guard let queued = dequeue() else { return event }
         enqueue(event)

@@ -11,14 +11,14 @@ extension Procedure {
     // copies on every start and finish.)
 
     /// Runs `event` now (becoming the drainer) or queues it behind the event in progress.
-    final func submit(_ event: ProcedureEvent) {
+    final func submit(_ event: EventContextStep) {
         if storage.withLock({ $0.submit(event) }) { drain(startingWith: event) }
     }
 
     /// Runs `event`, then every queued event, until none are left or the context is blocked.
-    final func drain(startingWith event: ProcedureEvent) {
+    final func drain(startingWith event: EventContextStep) {
         DrainingProcedures.withDraining(self) {
-            var next: ProcedureEvent? = event
+            var next: EventContextStep? = event
             while let event = next {
                 process(event)
                 next = storage.withLock { $0.loop.next() }
@@ -30,7 +30,7 @@ extension Procedure {
     /// during the phase, `continuation` runs at once, inline; otherwise it is queued when the last reference
     /// goes, behind whatever arrived meanwhile. Other events are not held up by an outstanding token.
     final func runWillPhase(
-        _ kind: PendingEvent.Kind, continuation: ProcedureEvent, deliver: (PendingEvent) -> Void
+        _ kind: PendingEvent.Kind, continuation: EventContextStep, deliver: (PendingEvent) -> Void
     ) {
         do {
             let token = PendingEvent(kind: kind, procedure: self, continuation: continuation)
@@ -45,14 +45,14 @@ extension Procedure {
 
     /// Called as a pending-event token's last reference goes: during its phase, the phase continues inline;
     /// afterwards the continuation is submitted from here.
-    final func pendingEventReleased(_ token: ObjectIdentifier, continuation: ProcedureEvent) {
+    final func pendingEventReleased(_ token: ObjectIdentifier, continuation: EventContextStep) {
         switch storage.withLock({ $0.willPhase.tokenReleased(token) }) {
         case .phaseContinuesInline: break
         case .submitContinuation: submit(continuation)
         }
     }
 
-    final func process(_ event: ProcedureEvent) {
+    final func process(_ event: EventContextStep) {
         switch event {
         case .attach(let observer): processAttach(observer)
         case .start: processStart()
@@ -86,7 +86,7 @@ extension ProcedureStorage {
     /// Accepts `event` into the procedure's event context. Returns `true` when the caller became the drainer and
     /// must run it, after the lock, with `Procedure.drain(startingWith:)`; `false` when it was queued behind the
     /// drainer.
-    mutating func submit(_ event: ProcedureEvent) -> Bool {
+    mutating func submit(_ event: EventContextStep) -> Bool {
         loop.accept(event)
     }
 }

@@ -34,7 +34,7 @@ extension Procedure: ObserverSynchronizer {
         let acquired = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
         // Queued behind the current events, this event holds the context while `body` runs on this thread.
-        let hold = ProcedureEvent.run {
+        let hold = EventContextStep.run {
             acquired.signal()
             released.wait()
         }
