@@ -111,4 +111,40 @@ struct SubjectTests {
         #expect(first.messages == ["one", "two"])
         #expect(second.messages == ["one"])
     }
+
+    @Test func aSingleDisposedObserverIsNotNotifiedAndIsRecycled() {
+        let subject = Subject<Listener>()
+        let listener = Listener("only")
+        subject.add(observer: listener)
+        subject.send { $0.receive("one") }
+        subject.dispose(observer: listener)
+        subject.send { $0.receive("two") }
+        #expect(listener.messages == ["one"])
+        #expect(subject.isEmpty)
+    }
+
+    @Test func aSingleReleasedObserverIsRecycled() {
+        let subject = Subject<Listener>()
+        var listener: Listener? = Listener("gone")
+        subject.add(observer: listener!)
+        listener = nil
+        var notified = 0
+        subject.send { _ in notified += 1 }
+        #expect(notified == 0)
+        #expect(subject.isEmpty)
+    }
+
+    @Test func aSingleObserverMayAddAnotherWhileNotified() {
+        let subject = Subject<Listener>()
+        let first = Listener("first")
+        let second = Listener("second")
+        subject.add(observer: first)
+        subject.send { listener in
+            listener.receive("one")
+            subject.add(observer: second)
+        }
+        subject.send { $0.receive("two") }
+        #expect(first.messages == ["one", "two"])
+        #expect(second.messages == ["two"])
+    }
 }

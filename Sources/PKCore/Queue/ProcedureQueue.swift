@@ -32,9 +32,13 @@ public final class ProcedureQueue: @unchecked Sendable {
     // PERF(W1, W2): an adaptive mutex (see ContendedMutex): every worker takes it several times per procedure.
     let state: ContendedMutex<ProcedureQueueState>
     private let subject = Subject<any ProcedureQueueObserver>()
-    /// Set once a delegate or an observer has been added; until then notifications cost one atomic load.
+    /// The callbacks someone listens to (``QueueEventKinds`` bits), and ``delegateWasSet``: grows as a delegate or
+    /// observers are added, never shrinks. A notification nobody listens to costs one atomic load.
     // PERF(W1): no delegate or observer lock on the per-procedure path of a queue nobody listens to.
-    private let hasListeners = Atomic<Bool>(false)
+    // PERF(W13): nor for the callbacks no observer implements (see EventSelectingQueueObserver).
+    private let listenedEvents = Atomic<UInt8>(0)
+    /// The bit of ``listenedEvents`` set once a delegate has been set: until then notifications skip its lock.
+    private static let delegateWasSet: UInt8 = 1 << 7
     /// The weak delegate, behind a lock of its own: every notification reads it, and the queue's own lock is the
     /// most contended one there is. PERF(W13)
     private let delegateBox = ContendedMutex(WeakDelegate())
@@ -152,7 +156,9 @@ public final class ProcedureQueue: @unchecked Sendable {
         get { delegateBox.withLock { $0.delegate } }
         set {
             delegateBox.withLock { $0.delegate = newValue }
-            if newValue != nil { hasListeners.store(true, ordering: .releasing) }
+            if newValue != nil {
+                listenedEvents.bitwiseOr(QueueEventKinds.all.rawValue | Self.delegateWasSet, ordering: .releasing)
+            }
         }
     }
 
@@ -167,7 +173,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Adds an observer, held weakly.
     public func addObserver(_ observer: any ProcedureQueueObserver) {
         subject.add(observer: observer)
-        hasListeners.store(true, ordering: .releasing)
+        let kinds = (observer as? any EventSelectingQueueObserver)?.observedQueueEvents ?? .all
+        listenedEvents.bitwiseOr(kinds.rawValue, ordering: .releasing)
     }
 
     /// Removes an observer now.
@@ -240,17 +247,25 @@ public final class ProcedureQueue: @unchecked Sendable {
         set { state.withLock { $0.owningGroup = newValue } }
     }
 
-    /// Tells the delegate, then the observers; a single atomic load when there are none.
-    private func notify(_ body: (any ProcedureQueueObserver) -> Void) {
-        guard hasListeners.load(ordering: .acquiring) else { return }
-        if let delegate = delegateBox.withLock({ $0.delegate }) { body(delegate) }
+    /// Whether anyone listens to `kind`.
+    private func isListened(_ kind: QueueEventKinds) -> Bool {
+        listenedEvents.load(ordering: .acquiring) & kind.rawValue != 0
+    }
+
+    /// Tells the delegate, then the observers, of a `kind` callback; a single atomic load when nobody listens to it.
+    private func notify(_ kind: QueueEventKinds, _ body: (any ProcedureQueueObserver) -> Void) {
+        let listened = listenedEvents.load(ordering: .acquiring)
+        guard listened & kind.rawValue != 0 else { return }
+        if listened & Self.delegateWasSet != 0, let delegate = delegateBox.withLock({ $0.delegate }) {
+            body(delegate)
+        }
         subject.send(body)
     }
 
     @discardableResult
     private func add(procedure: Procedure, context: Procedure?) -> Bool {
         guard procedure.prepareToEnqueue(on: self, producedBy: context) else { return false }
-        notify { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
+        notify(.willAddProcedure) { $0.procedureQueue(self, willAddProcedure: procedure, context: context) }
         let member = QueueMember.procedure(procedure)
         if procedure.enqueueIfReadyAtOnce() {
             // No dependencies: membership, readiness and launch in one critical section.
@@ -270,7 +285,7 @@ public final class ProcedureQueue: @unchecked Sendable {
             }
             if procedure.didEnqueue() { checkForStallSoon() }
         }
-        notify { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
+        notify(.didAddProcedure) { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
         return true
     }
 
@@ -281,13 +296,13 @@ public final class ProcedureQueue: @unchecked Sendable {
             return false
         }
         let node = OperationNode(operation: operation, queue: self)
-        notify { $0.procedureQueue(self, willAddOperation: operation, context: context) }
+        notify(.willAddOperation) { $0.procedureQueue(self, willAddOperation: operation, context: context) }
         state.withLock { state in
             if state.insert(.operation(node)) { QueueKeepAlive.takeSelfReference(self) }
             state.waiting += 1
         }
         node.enqueue()
-        notify { $0.procedureQueue(self, didAddOperation: operation, context: context) }
+        notify(.didAddOperation) { $0.procedureQueue(self, didAddOperation: operation, context: context) }
         return true
     }
 
@@ -361,32 +376,36 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     func procedureWillFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
-        notify { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
+        notify(.willFinishProcedure) { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
     }
 
     /// Called by a procedure as the last step of finishing. Returns `true` when the caller must give back the
     /// queue's reference to itself (``QueueKeepAlive/giveBackSelfReference(_:)``), after it has stopped using the
     /// queue.
     func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) -> Bool {
-        didFinish(.procedure(procedure)) {
+        didFinish(.procedure(procedure), kind: .didFinishProcedure) {
             $0.procedureQueue(self, didFinishProcedure: procedure, withErrors: errors)
         }
     }
 
     /// Called by a plain operation's node once the operation finished; returns as ``procedureDidFinish(_:withErrors:)``.
     func operationDidFinish(_ node: OperationNode) -> Bool {
-        didFinish(.operation(node)) { $0.procedureQueue(self, didFinishOperation: node.operation) }
+        didFinish(.operation(node), kind: .didFinishOperation) {
+            $0.procedureQueue(self, didFinishOperation: node.operation)
+        }
     }
 
     /// Frees `member`'s slot, tells the listeners with `notification`, then completes the member's accounting:
-    /// in the same critical section as freeing the slot when nobody listens, otherwise in a second one after the
+    /// in the same critical section as freeing the slot when nobody listens to `kind`, otherwise in a second one after the
     /// notification (so waiters wake only after it). Returns `true` when nothing is outstanding any more (the
     /// caller then gives back the queue's reference to itself, see ``QueueKeepAlive``).
-    private func didFinish(_ member: QueueMember, notification: (any ProcedureQueueObserver) -> Void) -> Bool {
+    private func didFinish(
+        _ member: QueueMember, kind: QueueEventKinds, notification: (any ProcedureQueueObserver) -> Void
+    ) -> Bool {
         // PERF(W1): nobody listens: freeing the slot and settling the member take one critical section, not two.
-        guard hasListeners.load(ordering: .acquiring) else { return wake(finished(member, settle: true)) }
+        guard isListened(kind) else { return wake(finished(member, settle: true)) }
         _ = finished(member, settle: false)
-        notify(notification)
+        notify(kind, notification)
         return wake(state.withLock { $0.settle() })
     }
 

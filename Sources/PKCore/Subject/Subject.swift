@@ -48,7 +48,24 @@ public final class Subject<Observer: Sendable>: Sendable {
 
     /// Calls `notify` for each live observer in order, then recycles released and disposed observers' entries.
     public func send(_ notify: (Observer) -> Void) {
-        let snapshot = entries.withLock { $0 }
+        // PERF(W13): a single observer (the usual case) is loaded under the lock: no array is copied out, retained
+        // and released, on a reference count every sending thread shares.
+        var snapshot: [Entry] = []
+        let single = entries.withLock { entries -> AnyObject?? in
+            guard entries.count == 1 else {
+                snapshot = entries
+                return .none
+            }
+            return .some(entries[0].disposed ? nil : entries[0].object)
+        }
+        if let single {
+            if let object = single, let observer = object as? Observer {
+                notify(observer)
+            } else {
+                entries.withLock { $0.removeAll { $0.disposed || $0.object == nil } }
+            }
+            return
+        }
         var recycle = false
         for entry in snapshot {
             guard !entry.disposed, let object = entry.object, let observer = object as? Observer else {

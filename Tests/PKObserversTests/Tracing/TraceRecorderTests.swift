@@ -366,4 +366,34 @@ struct TraceRecorderTests {
         #expect(written.events.count == trace.events.count)
         #expect(written.slice("Written")?.ts == trace.slice("Written")?.ts)
     }
+
+    /// Counts every queue callback it hears.
+    final class CountingQueueObserver: ProcedureQueueObserver {
+        private let counts = PKMutex<[String: Int]>([:])
+        var heard: [String: Int] { counts.withLock { $0 } }
+        private func count(_ event: String) { counts.withLock { $0[event, default: 0] += 1 } }
+        func procedureQueue(_ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?) {
+            count("willAdd")
+        }
+        func procedureQueue(_ queue: ProcedureQueue, didAddProcedure procedure: Procedure, context: (any Sendable)?) {
+            count("didAdd")
+        }
+        func procedureQueue(
+            _ queue: ProcedureQueue, willFinishProcedure procedure: Procedure, withErrors errors: [any Error]
+        ) { count("willFinish") }
+        func procedureQueue(
+            _ queue: ProcedureQueue, didFinishProcedure procedure: Procedure, withErrors errors: [any Error]
+        ) { count("didFinish") }
+    }
+
+    /// The recorder names the one queue callback it implements; an observer added after it still hears them all.
+    @Test func anotherQueueObserverStillHearsEveryCallback() throws {
+        let observer = CountingQueueObserver()
+        queue.addObserver(observer)
+        let procedures = (0..<5).map { TestProcedure(name: "Heard \($0)") }
+        let trace = try #require(run(procedures))
+        #expect(trace.slices.count == 5)
+        #expect(observer.heard == ["willAdd": 5, "didAdd": 5, "willFinish": 5, "didFinish": 5])
+        withExtendedLifetime(observer) {}
+    }
 }
