@@ -27,7 +27,9 @@ let package = Package(
     ],
     targets: [
         // MARK: - Libraries
-        .target(name: "PKCore", swiftSettings: swiftSettings),
+        // The maintainers' notes beside the code (ENGINE.md, LOCKING.md) are not part of the build.
+        .target(
+            name: "PKCore", exclude: ["ENGINE.md", "Locking/LOCKING.md"], swiftSettings: swiftSettings),
         .target(name: "PKConditions", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(
             name: "PKCapabilities", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
