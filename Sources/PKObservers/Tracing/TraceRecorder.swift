@@ -25,8 +25,8 @@ import Synchronization
 ///
 /// Memory is bounded: the recorder keeps the most recent procedures whose events fit in ``maximumEventCount``;
 /// older ones are dropped and counted (`droppedEvents`, `droppedProcedures` in the trace's `otherData`). It holds
-/// no procedure strongly. Recording costs a few microseconds per procedure (the benchmark's W13 row: about 10,000
-/// instructions per procedure beyond an empty one's, several times its cost), so it suits investigating real work
+/// no procedure strongly. Recording costs a few microseconds per procedure (the benchmark's W13 row: about three
+/// times an empty procedure's cost on a queue), so it suits investigating real work
 /// more than running always; a queue without a recorder pays nothing. Thread-safe: procedures may run and the trace may be written
 /// from any threads at once.
 public final class TraceRecorder: ProcedureQueueObserver {
