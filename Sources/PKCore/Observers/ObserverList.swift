@@ -14,6 +14,10 @@ struct ObserverList {
     private var storage = Storage.empty
     /// The events at least one observer wants.
     private(set) var kinds: ObserverEventKinds = []
+    /// The procedure's instrument, if it has one (see ``ProcedureInstrument``): kept with the observers so that
+    /// every path that reads them has it at no extra cost.
+    // PERF(W13)
+    var instrument: (any ProcedureInstrument)?
 
     var isEmpty: Bool {
         if case .empty = storage { return true }

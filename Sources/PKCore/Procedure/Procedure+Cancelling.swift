@@ -90,6 +90,7 @@ extension Procedure {
     final func processDidCancel(_ errors: [any Error]) {
         procedureDidCancel(withErrors: errors)
         let observers = storage.withLock { $0.observers }
+        observers.instrument?.procedureDidCancel(self, withErrors: errors)
         if observers.wants(.didCancel) { observers.send(.didCancel(errors), to: self) }
     }
 }

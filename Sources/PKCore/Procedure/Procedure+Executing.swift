@@ -75,6 +75,7 @@ extension Procedure {
     /// Runs `execute()`, then the DidExecute observers. `observers` are the procedure's observers as this event
     /// began: no other event runs until it ends, so an observer added meanwhile is attached afterwards.
     final func runExecute(observers: ObserverList) {
+        observers.instrument?.procedureWillExecute(self)
         execute()
         if observers.wants(.didExecute) { observers.send(.didExecute, to: self) }
     }

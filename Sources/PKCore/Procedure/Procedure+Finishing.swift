@@ -89,6 +89,7 @@ extension Procedure {
         procedureIsFinished()
         procedureDidFinish(withErrors: errors)
         if let ticket = run.lockTicket { ExclusivityManager.shared.release(ticket) }
+        run.observers.instrument?.procedureDidFinish(self, withErrors: errors)
         if run.observers.wants(.didFinish) { run.observers.send(.didFinish(errors), to: self) }
         let (waiters, attached) = storage.withLock { state -> (FinishWaiters, ObserverList) in
             let attached = state.observers

@@ -34,14 +34,14 @@ struct KnownProcedures {
     /// The observer of a procedure that has not finished, held weakly: the observer holds the recorder, so a strong
     /// reference here would keep the recorder alive through a procedure dropped without ever running.
     struct RunningObserver {
-        weak var observer: TraceObserver?
+        weak var observer: (any TraceLive)?
     }
 
     enum Registration {
         /// Numbered now: its type's name, and the traced procedures that were waiting for it (its dependents).
         case registered(category: String, dependents: [UInt64])
         /// Already traced by this recorder, by this observer (`nil` once it finished).
-        case tracedAlready(TraceObserver?)
+        case tracedAlready((any TraceLive)?)
     }
 
     /// How many finished procedures each shard keeps recognising.
@@ -59,7 +59,7 @@ struct KnownProcedures {
     private var lastCategory: (type: ObjectIdentifier, name: String)?
 
     /// Numbers `procedure` as `id`, unless it is traced already.
-    mutating func register(_ procedure: Procedure, id: UInt64, observer: TraceObserver) -> Registration {
+    mutating func register(_ procedure: Procedure, id: UInt64, observer: any TraceLive) -> Registration {
         let key = ObjectIdentifier(procedure)
         let entry = Entry(procedure: procedure, id: id, running: RunningObserver(observer: observer))
         if let existing = entries.updateValue(entry, forKey: key) {
@@ -117,8 +117,8 @@ struct KnownProcedures {
         return released
     }
 
-    /// The observers of the traced procedures that have not finished.
-    var unfinished: [TraceObserver] {
+    /// The observers (or queue traces) of the traced procedures that have not finished.
+    var unfinished: [any TraceLive] {
         entries.values.compactMap { $0.running?.observer }
     }
 

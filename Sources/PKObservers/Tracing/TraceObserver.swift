@@ -18,7 +18,7 @@ import PKCore
 /// is not traced twice. The observer holds its recorder, so a recorder stays alive while procedures it traces run.
 /// Callbacks run on the thread delivering the procedure's events and take two short locks at most; no user code
 /// runs under them. Cancellation is recorded (as an instant), not acted on. Thread-safe.
-public final class TraceObserver: ProcedureObserver {
+public final class TraceObserver: ProcedureObserver, TraceLive {
 
     /// The recorder, held strongly (loading a weak reference would be an atomic operation on the recorder's side
     /// table, shared by every thread recording, at every event). The recorder holds running observers weakly, so

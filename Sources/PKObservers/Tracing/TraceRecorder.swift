@@ -25,8 +25,8 @@ import Synchronization
 ///
 /// Memory is bounded: the recorder keeps the most recent procedures whose events fit in ``maximumEventCount``;
 /// older ones are dropped and counted (`droppedEvents`, `droppedProcedures` in the trace's `otherData`). It holds
-/// no procedure strongly. Recording costs a few microseconds per procedure (the benchmark's W13 row: about 10,000
-/// instructions per procedure beyond an empty one's, several times its cost), so it suits investigating real work
+/// no procedure strongly. Recording costs a few microseconds per procedure (the benchmark's W13 row: about three
+/// times an empty procedure's cost on a queue), so it suits investigating real work
 /// more than running always; a queue without a recorder pays nothing. Thread-safe: procedures may run and the trace may be written
 /// from any threads at once.
 public final class TraceRecorder: ProcedureQueueObserver {
@@ -73,10 +73,19 @@ public final class TraceRecorder: ProcedureQueueObserver {
 
     // MARK: - ProcedureQueueObserver
 
-    /// Attaches a ``TraceObserver`` to each procedure as it is added to an observed queue.
+    /// Traces each procedure as it is added to an observed queue: one with neither dependencies nor conditions,
+    /// and not a group, through a ``QueueTrace`` (PKCore's instrument hook); any other through a ``TraceObserver``.
     public func procedureQueue(
         _ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?
     ) {
+        // PERF(W13): most procedures need no observer (see QueueTrace): about a third of the cost of one.
+        if !(procedure is GroupProcedure) {
+            let trace = QueueTrace(recorder: self)
+            if procedure.attachInstrumentIfIndependent(trace) {
+                register(procedure, trace: trace, queue: queue.name, producer: context as? Procedure)
+                return
+            }
+        }
         let setup = TraceStateMachine.Setup(queue: queue.name, attachedOnEnqueue: true)
         procedure.addObserver(TraceObserver(recorder: self, setup: setup))
     }
@@ -88,7 +97,7 @@ public final class TraceRecorder: ProcedureQueueObserver {
     public func traceData() -> Data {
         var kept: [TraceRecord] = []
         var dropped = (events: 0, procedures: 0)
-        var unfinishedObservers: [TraceObserver] = []
+        var unfinishedObservers: [any TraceLive] = []
         for shard in shards {
             let (records, events, procedures, observers) = shard.state.withLock {
                 ($0.buffer.kept, $0.buffer.droppedEvents, $0.buffer.droppedProcedures, $0.known.unfinished)
@@ -120,8 +129,28 @@ public final class TraceRecorder: ProcedureQueueObserver {
 
     // MARK: - For the observers
 
+    /// Numbers `procedure`, traced by `trace`, unless this recorder traces it already (then `trace` records nothing).
+    private func register(_ procedure: Procedure, trace: QueueTrace, queue: String?, producer: Procedure?) {
+        let now = time.nanoseconds()
+        let (id, registration) = register(procedure, observer: trace)
+        switch registration {
+        case .registered(let category, let dependents):
+            var link: TraceRecord.Link?
+            if let producer, let parent = identifiers(of: [producer]).first {
+                link = TraceRecord.Link(kind: producer is GroupProcedure ? .child : .produced, parent: parent, at: now)
+            }
+            trace.registered(
+                QueueTrace.Registration(
+                    procedure: ObjectIdentifier(procedure), id: id, name: procedure.procedureName, category: category,
+                    queue: queue, link: link, attachedAt: now, dependents: dependents))
+        case .tracedAlready(let existing):
+            trace.decline()
+            existing?.queueIsKnown(queue)
+        }
+    }
+
     /// Numbers `procedure`, unless this recorder traces it already.
-    func register(_ procedure: Procedure, observer: TraceObserver) -> (id: UInt64, KnownProcedures.Registration) {
+    func register(_ procedure: Procedure, observer: any TraceLive) -> (id: UInt64, KnownProcedures.Registration) {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let registration = shard(of: procedure).state.withLock {
             $0.known.register(procedure, id: id, observer: observer)

@@ -267,6 +267,24 @@ struct TraceRecorderTests {
         #expect(trace.structuralProblems == [])
     }
 
+    @Test func twoRecordersOnOneQueueBothTraceEveryProcedure() throws {
+        // The first recorder traces an independent procedure through its instrument hook; a procedure carries one
+        // instrument, so the second recorder attaches an observer instead. Both traces are complete.
+        let second = TraceRecorder(name: "Second")
+        queue.addObserver(second)
+        let procedures = [TestProcedure(name: "A"), TestProcedure(name: "B")]
+        procedures[1].addDependency(procedures[0])
+        let trace = try #require(run(procedures))
+        let other = try #require(ParsedTrace(second.traceData()))
+        for parsed in [trace, other] {
+            #expect(Set(parsed.slices.map(\.name)) == ["A", "B"])
+            #expect(parsed.slices.allSatisfy { $0.status == "finished" && $0.args["queue"] as? String == "recorded" })
+            #expect(parsed.links("dependency").map(\.from) == [parsed.lane("A")])
+            #expect(parsed.structuralProblems == [])
+        }
+        withExtendedLifetime(second) {}
+    }
+
     @Test func oneObserverAttachedToTwoProceduresTracesTheFirst() throws {
         let recorder = TraceRecorder()
         let observer = TraceObserver(recorder: recorder)
