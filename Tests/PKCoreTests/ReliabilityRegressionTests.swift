@@ -312,8 +312,9 @@ final class SlowAddObserver: ProcedureQueueObserver {
 
 /// A procedure whose `queuePriority` getter asks its queue for its operation count (which takes the queue's lock).
 private final class QueueAskingProcedure: Procedure, @unchecked Sendable {
-    // @unchecked Sendable: `queue` is set in init and only read; `priorityReads` is atomic.
-    private weak var queue: ProcedureQueue?
+    // @unchecked Sendable: `queue` is a `weak let` and `priorityReads` an Atomic (neither needs a lock); the
+    // superclass's state is guarded by the procedure's `storage` mutex.
+    private weak let queue: ProcedureQueue?
     let priorityReads = Atomic(0)
 
     init(queue: ProcedureQueue) {

@@ -267,13 +267,20 @@ struct RepeatProcedureTests {
 }
 
 /// Holds the repeat weakly for its attempts' deinits to read.
-private final class RepeatHolder: @unchecked Sendable {
-    // @unchecked Sendable: set once before the repeat is enqueued, then only read.
-    weak var repeated: RepeatProcedure<DeinitProbe>?
+private final class RepeatHolder: Sendable {
+    private struct Weak { weak var value: RepeatProcedure<DeinitProbe>? }
+    private let box = Mutex(Weak())
+
+    var repeated: RepeatProcedure<DeinitProbe>? {
+        get { box.withLock { $0.value } }
+        set { box.withLock { $0.value = newValue } }
+    }
 }
 
 /// An attempt that runs `onDeinit` as it is deallocated.
 private final class DeinitProbe: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: its one field is an immutable @Sendable closure; the superclass's state is guarded by
+    // the procedure's `storage` mutex.
     private let onDeinit: @Sendable () -> Void
 
     init(onDeinit: @escaping @Sendable () -> Void) {

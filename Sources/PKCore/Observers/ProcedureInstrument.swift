@@ -9,7 +9,7 @@
 ///
 /// Called outside every lock, on the thread delivering the procedure's events. An instrument must not block, and
 /// must not call back into the procedure beyond reading it.
-// PERF(W13): the queue-level recorder's per-procedure cost without an observer (see ENGINE.md, "Instruments").
+// PERF(W13): the queue-level recorder's per-procedure cost without an observer (see ENGINE.md).
 package protocol ProcedureInstrument: AnyObject, Sendable {
     /// `execute()` is about to run, on this thread (after the WillExecute observers).
     func procedureWillExecute(_ procedure: Procedure)
