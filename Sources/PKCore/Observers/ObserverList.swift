@@ -19,6 +19,11 @@ struct ObserverList {
     // PERF(W13)
     var instrument: (any ProcedureInstrument)?
 
+    /// An empty list; `instrument` is kept when a finished procedure lets go of its observers.
+    init(instrument: (any ProcedureInstrument)? = nil) {
+        self.instrument = instrument
+    }
+
     var isEmpty: Bool {
         if case .empty = storage { return true }
         return false

@@ -9,6 +9,10 @@
 ///
 /// Called outside every lock, on the thread delivering the procedure's events. An instrument must not block, and
 /// must not call back into the procedure beyond reading it.
+///
+/// Unlike the observers, a procedure keeps its instrument after it finished, for the rest of its life (readable as
+/// ``Procedure/instrument``): that is how a recorder recognises a procedure it traced. An instrument should let go
+/// of what it holds once the procedure finished.
 // PERF(W13): the queue-level recorder's per-procedure cost without an observer (see ENGINE.md).
 package protocol ProcedureInstrument: AnyObject, Sendable {
     /// `execute()` is about to run, on this thread (after the WillExecute observers).
@@ -20,15 +24,26 @@ package protocol ProcedureInstrument: AnyObject, Sendable {
 }
 
 extension Procedure {
-    /// Attaches `instrument` to a procedure being enqueued that has neither dependencies nor conditions and no
-    /// instrument yet; returns whether it did. At most one instrument per procedure.
-    package final func attachInstrumentIfIndependent(_ instrument: any ProcedureInstrument) -> Bool {
+    /// Attaches the instrument `make` returns to a procedure being enqueued that has neither dependencies nor
+    /// conditions and no instrument yet, and returns `true`; returns `false` (without calling `make`) otherwise. At
+    /// most one instrument per procedure.
+    ///
+    /// `make` runs under the procedure's lock, so that only an instrument that is attached is made (a recorder
+    /// numbers what it makes): it must not call into the procedure or take a lock that is ever held while calling
+    /// into one.
+    // PERF(W13): not generic: unspecialised across modules, a generic version cost a third more per procedure.
+    package final func attachInstrumentIfIndependent(_ make: () -> any ProcedureInstrument) -> Bool {
         storage.withLock { state in
             guard state.observers.instrument == nil, state.dependencies.isEmpty, state.conditions.isEmpty,
                 state.machine.state != .finished
             else { return false }
-            state.observers.instrument = instrument
+            state.observers.instrument = make()
             return true
         }
+    }
+
+    /// The procedure's instrument, if it has one: how a recorder recognises a procedure it instruments.
+    package final var instrument: (any ProcedureInstrument)? {
+        storage.withLock { $0.observers.instrument }
     }
 }

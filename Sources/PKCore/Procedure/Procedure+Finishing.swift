@@ -93,7 +93,9 @@ extension Procedure {
         if run.observers.wants(.didFinish) { run.observers.send(.didFinish(errors), to: self) }
         let (waiters, attached) = storage.withLock { state -> (FinishWaiters, ObserverList) in
             let attached = state.observers
-            state.observers = ObserverList()
+            // The instrument stays: a recorder recognises the procedure by it for as long as the procedure lives
+            // (a dependent traced later links to it), and it holds nothing once the procedure finished.
+            state.observers = ObserverList(instrument: attached.instrument)
             return (state.finishWaiters.close(), attached)
         }
         withExtendedLifetime(attached) {}  // released here, outside the lock

@@ -6,11 +6,11 @@
 /// program names, never evicted: the set of types is fixed by the program (each generic specialisation is one).
 ///
 /// Thread-safe: the table is guarded by its mutex; names are described outside it.
-enum TypeNames {
+package enum TypeNames {
     private static let table = PKMutex<[ObjectIdentifier: String]>([:])
 
     /// `String(describing: type)`, described the first time only.
-    static func name(of type: Any.Type) -> String {
+    package static func name(of type: Any.Type) -> String {
         let key = ObjectIdentifier(type)
         if let name = table.withLock({ $0[key] }) { return name }
         let name = String(describing: type)

@@ -43,7 +43,6 @@ struct ProcedureQueueState {
     }
     /// Marks ``underlyingQueue`` (through a dispatch-specific value) so work can tell whether it runs there.
     var underlyingToken: UnderlyingQueueToken?
-    var name: String?
     /// The group whose private queue this is (see ``ProcedureQueue/owningGroup``).
     weak var owningGroup: GroupProcedure?
     var stallCheckScheduled = false

@@ -10,6 +10,9 @@ import PKCore
 /// gets exact, repeatable times; a clock that moves backwards reads as zero elapsed time, never as negative.
 struct ElapsedTime: Sendable {
     private let clock: (any ProcedureClock)?
+    /// `clock == nil`, kept apart so the monotonic path does not copy the optional existential out.
+    // PERF(W13): the trace recorder reads the time three times per procedure.
+    private let monotonic: Bool
     /// The monotonic reading at the origin (unused with a clock).
     private let originUptime: UInt64
     /// The wall-clock instant of the origin: `Date()` then, or the injected clock's `now` then.
@@ -18,6 +21,7 @@ struct ElapsedTime: Sendable {
     /// Starts measuring now, from `clock` or (when `nil`) from the monotonic clock.
     init(clock: (any ProcedureClock)?) {
         self.clock = clock
+        monotonic = clock == nil
         if let clock {
             originUptime = 0
             originDate = clock.now
@@ -29,10 +33,11 @@ struct ElapsedTime: Sendable {
 
     /// Nanoseconds since the origin (never negative).
     func nanoseconds() -> UInt64 {
-        guard let clock else {
+        if monotonic {
             let now = DispatchTime.now().uptimeNanoseconds
             return now >= originUptime ? now - originUptime : 0
         }
+        guard let clock else { return 0 }
         let seconds = clock.now.timeIntervalSince(originDate)
         guard seconds > 0 else { return 0 }
         return UInt64(min(seconds * 1e9, Double(UInt64.max / 2)).rounded())

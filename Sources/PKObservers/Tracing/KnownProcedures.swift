@@ -1,8 +1,10 @@
 import Foundation
 import PKCore
 
-/// The procedures a ``TraceRecorder`` has numbered (those of one shard, see ``TraceShard``), so that the recorder can
-/// tell which of a procedure's dependencies it traces, and write the procedures still running.
+/// The procedures a ``TraceRecorder`` has numbered through a ``TraceObserver`` (those of one shard, see
+/// ``TraceShard``), so that the recorder can tell which of a procedure's dependencies it traces, and write the
+/// procedures still running; and the interests of traced dependents in dependencies not traced yet, however those
+/// come to be traced. (A procedure traced through a ``QueueTrace`` is not here: its instrument identifies it.)
 ///
 /// Identity without weak references: a weak reference to a procedure gives it a side table, which makes every
 /// retain and release of it slower for the rest of its life (W13 cost 5.9×W1 with them, 3.9× without). Instead an
@@ -66,7 +68,7 @@ struct KnownProcedures {
             entries[key] = existing  // rare: put it back
             return .tracedAlready(existing.running?.observer)
         }
-        let dependents = interests.isEmpty ? [] : interests.removeValue(forKey: key) ?? []
+        let dependents = takeInterests(in: key)
         return .registered(category: category(of: procedure), dependents: dependents)
     }
 
@@ -75,13 +77,28 @@ struct KnownProcedures {
         entries[ObjectIdentifier(operation)]?.id
     }
 
+    /// `.tracedAlready` with the procedure's observer (`nil` once it finished) if `procedure` is numbered.
+    func tracedAlready(_ procedure: ObjectIdentifier) -> Registration? {
+        guard let entry = entries[procedure] else { return nil }
+        return .tracedAlready(entry.running?.observer)
+    }
+
     /// The number of `dependency` if it is traced; otherwise `dependent` waits for it to be (the caller holds
     /// `dependency`, through the dependent, until it withdraws the interest).
     mutating func identifier(of dependency: Operation, orInterestFrom dependent: UInt64) -> UInt64? {
-        let key = ObjectIdentifier(dependency)
-        if let id = entries[key]?.id { return id }
-        interests[key, default: []].append(dependent)
+        if let id = identifier(of: dependency) { return id }
+        addInterest(in: ObjectIdentifier(dependency), from: dependent)
         return nil
+    }
+
+    /// `dependent` waits to hear if `dependency` is traced.
+    mutating func addInterest(in dependency: ObjectIdentifier, from dependent: UInt64) {
+        interests[dependency, default: []].append(dependent)
+    }
+
+    /// The traced dependents waiting for `procedure`, which is being numbered now; they wait no longer.
+    mutating func takeInterests(in procedure: ObjectIdentifier) -> [UInt64] {
+        interests.isEmpty ? [] : interests.removeValue(forKey: procedure) ?? []
     }
 
     /// Withdraws `dependent`'s interest in `dependency`, if it is still there.

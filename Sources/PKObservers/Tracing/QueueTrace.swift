@@ -1,7 +1,7 @@
 import Foundation
 import PKCore
 
-/// A procedure being traced, as ``KnownProcedures`` holds it until it finishes: a ``TraceObserver``, or a
+/// A procedure being traced, as a ``TraceRecorder`` lists it until it finishes: a ``TraceObserver``, or a
 /// ``QueueTrace``.
 protocol TraceLive: AnyObject, Sendable {
     /// The procedure's record so far, if it is traced and has not finished.
@@ -18,105 +18,150 @@ protocol TraceLive: AnyObject, Sendable {
 /// its own to settle, and a group, whose children run on its private queue, still gets an observer (it follows
 /// its children).
 ///
-/// PERF(W13): no `AnyProcedureObserver`, no observer list entry, no events, no per-procedure state machine: three
-/// direct calls, each taking this object's own lock once. Thread-safe: its state is behind ``state``.
-final class QueueTrace: ProcedureInstrument, TraceLive {
+/// The trace is its own record: once the procedure finished, the recorder keeps this object in its buffer (a
+/// ``TraceRecord`` is made from it only when the trace is written), and the procedure keeps it as its instrument
+/// for the rest of its life, which is how the recorder recognises the procedure (a dependent traced later links to
+/// it by ``id``) without a table of procedures.
+///
+/// It holds its recorder until the procedure finishes (as a ``TraceObserver`` does), and lets go of it then, so a
+/// recorder keeping finished traces holds no reference to itself.
+///
+/// PERF(W13): no `AnyProcedureObserver`, no observer list entry, no events, no per-procedure state machine, no
+/// table entry, and nothing copied at finish: three direct calls, each taking this object's own lock once.
+///
+/// Thread-safe. `@unchecked Sendable`: ``liveSlot`` and ``registration`` are guarded by the lock of the recorder's
+/// shard number ``shard`` (see ``TraceShard``); everything else that changes is in `state`, behind its own mutex.
+final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
 
-    /// What is known once the recorder has numbered the procedure; never changes afterwards.
-    struct Registration: Sendable {
-        let procedure: ObjectIdentifier
-        let id: UInt64
+    /// Whether the recorder numbered the procedure through this trace; decided under the shard's lock.
+    enum Registration {
+        /// Attached, not yet registered: a dependent looking for the procedure now waits to hear of it.
+        case pending
+        case registered
+        /// The recorder traced the procedure already (through a ``TraceObserver``): this records nothing.
+        case declined
+    }
+
+    /// What is known once the procedure is registered; never changes afterwards.
+    struct Details: Sendable {
         let name: String
-        let category: String
+        /// The procedure's type, its category (named when the trace is written).
+        let type: Procedure.Type
         let queue: String?
         let link: TraceRecord.Link?
         let attachedAt: UInt64
         let dependents: [UInt64]
     }
 
+    /// How the procedure ended.
+    struct End: Sendable {
+        let at: UInt64
+        let status: TraceRecord.Status
+        let errors: [String]
+    }
+
     struct State: Sendable {
-        /// `nil` until registered (a cancel may come first, from another thread), and after the procedure was
-        /// found traced already (nothing is recorded then).
-        var registration: Registration?
-        var declined = false
-        var finished = false
+        /// The recorder, until the procedure finishes.
+        var recorder: TraceRecorder?
+        var details: Details?
         var startedAt: UInt64?
         var thread: UInt64?
         var cancellation: TraceRecord.Cancellation?
+        var end: End?
     }
 
-    /// The recorder, held strongly, as a ``TraceObserver`` holds it (the recorder holds this weakly).
-    let recorder: TraceRecorder
-    private let state = PKMutex(State())
+    /// The recorder's number for the procedure.
+    let id: UInt64
+    /// Which recorder: its ``TraceRecorder/serial`` (an address could be reused by a later recorder).
+    let recorderSerial: UInt64
+    /// The recorder shard holding this trace: the procedure's.
+    let shard: Int
+    /// Guarded by the shard's lock.
+    var registration = Registration.pending
+    /// The position in the shard's list of unfinished traces, or -1; guarded by the shard's lock.
+    var liveSlot = -1
+    private let state: PKMutex<State>
 
-    init(recorder: TraceRecorder) {
-        self.recorder = recorder
+    init(recorder: TraceRecorder, id: UInt64, shard: Int) {
+        self.id = id
+        recorderSerial = recorder.serial
+        self.shard = shard
+        state = PKMutex(State(recorder: recorder))
     }
 
-    /// Numbers the procedure; called by the recorder once this is attached.
-    func registered(_ registration: Registration) {
-        state.withLock { $0.registration = registration }
-    }
-
-    /// The procedure was traced already (by a ``TraceObserver`` attached before it was enqueued): record nothing.
-    func decline() {
-        state.withLock { $0.declined = true }
+    /// Records what the recorder knew when it numbered the procedure.
+    func registered(_ details: Details) {
+        state.withLock { $0.details = details }
     }
 
     // MARK: - ProcedureInstrument
 
     func procedureWillExecute(_ procedure: Procedure) {
-        let now = recorder.time.nanoseconds()
         let thread = SystemThreadID.current()
         state.withLock { state in
-            guard state.startedAt == nil else { return }
-            state.startedAt = now
+            guard state.startedAt == nil, let recorder = state.recorder else { return }
+            state.startedAt = recorder.time.nanoseconds()
             state.thread = thread
         }
     }
 
     func procedureDidCancel(_ procedure: Procedure, withErrors errors: [any Error]) {
-        let now = recorder.time.nanoseconds()
         let described = TraceRecord.describe(errors)
         state.withLock { state in
-            if state.cancellation == nil { state.cancellation = TraceRecord.Cancellation(at: now, errors: described) }
+            guard state.cancellation == nil, let recorder = state.recorder else { return }
+            state.cancellation = TraceRecord.Cancellation(at: recorder.time.nanoseconds(), errors: described)
         }
     }
 
     func procedureDidFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
-        let now = recorder.time.nanoseconds()
         let described = TraceRecord.describe(errors)
         let cancelled = procedure.isCancelled
         let status: TraceRecord.Status = cancelled ? .cancelled : (described.isEmpty ? .finished : .failed)
-        let record = state.withLock { state -> TraceRecord? in
-            guard !state.declined, !state.finished, let registration = state.registration else { return nil }
-            state.finished = true
-            return Self.record(registration, state, endedAt: now, status: status, errors: described)
+        // The recorder is moved out (released after the lock, and only after handing it this trace).
+        let (recorder, eventCount) = state.withLock { state -> (TraceRecorder?, Int?) in
+            guard let recorder = state.recorder.take() else { return (nil, nil) }
+            guard let details = state.details else { return (recorder, nil) }
+            state.end = End(at: recorder.time.nanoseconds(), status: status, errors: described)
+            return (recorder, Self.eventCount(details, state))
         }
-        guard let record else { return }
-        recorder.finished(record, procedure: ObjectIdentifier(procedure))
+        guard let recorder, let eventCount else { return }
+        recorder.finished(self, eventCount: eventCount)
     }
 
-    // MARK: - TraceLive
+    // MARK: - Records
 
+    /// The record of the finished procedure; `nil` before it finished.
+    func finishedRecord() -> TraceRecord? {
+        state.withLock { state in
+            guard let details = state.details, let end = state.end else { return nil }
+            return record(details, state, endedAt: end.at, status: end.status, errors: end.errors)
+        }
+    }
+
+    /// The procedure's record so far, if it is registered and has not finished.
     func unfinishedRecord(at time: UInt64) -> TraceRecord? {
         state.withLock { state in
-            guard !state.declined, !state.finished, let registration = state.registration else { return nil }
-            return Self.record(
-                registration, state, endedAt: max(time, registration.attachedAt), status: .unfinished, errors: [])
+            guard let details = state.details, state.end == nil, state.recorder != nil else { return nil }
+            return record(details, state, endedAt: max(time, details.attachedAt), status: .unfinished, errors: [])
         }
     }
 
     /// The queue's name is known from the start.
     func queueIsKnown(_ name: String?) {}
 
-    private static func record(
-        _ registration: Registration, _ state: State, endedAt: UInt64, status: TraceRecord.Status, errors: [String]
+    /// What ``TraceRecord/eventCount`` will be for the finished record.
+    private static func eventCount(_ details: Details, _ state: State) -> Int {
+        3 + (state.cancellation == nil ? 0 : 1) + 2 * details.dependents.count + (details.link == nil ? 0 : 2)
+    }
+
+    private func record(
+        _ details: Details, _ state: State, endedAt: UInt64, status: TraceRecord.Status, errors: [String]
     ) -> TraceRecord {
         TraceRecord(
-            id: registration.id, name: registration.name, category: registration.category, queue: registration.queue,
-            attachedOnEnqueue: true, link: registration.link, attachedAt: registration.attachedAt,
-            startedAt: state.startedAt, endedAt: endedAt, thread: state.thread, cancellation: state.cancellation,
-            status: status, errors: errors, dependencies: [], dependents: registration.dependents)
+            id: id, name: details.name, category: TypeNames.name(of: details.type), queue: details.queue,
+            attachedOnEnqueue: true, link: details.link, attachedAt: details.attachedAt, startedAt: state.startedAt,
+            endedAt: endedAt,
+            thread: state.thread, cancellation: state.cancellation, status: status, errors: errors,
+            dependencies: [], dependents: details.dependents)
     }
 }

@@ -1,15 +1,23 @@
+/// What a ``TraceBuffer`` holds: something standing for one finished procedure, which writes at most
+/// ``eventCount`` events.
+protocol TraceBufferElement {
+    var eventCount: Int { get }
+    /// What an evicted slot holds until the buffer compacts: nothing that keeps memory.
+    static var evicted: Self { get }
+}
+
 /// The finished procedures a recorder keeps: the most recent ones whose events fit in a fixed budget.
 ///
-/// Each record counts the most events it can write (``TraceRecord/eventCount``). Appending a record that does not
+/// Each element counts the most events it can write (``TraceBufferElement/eventCount``). Appending a record that does not
 /// fit evicts the oldest records until it does; a record that alone exceeds the budget is not kept. Evicted and
 /// refused records are counted, with their events. Memory is therefore bounded by the budget: a record holds a few
 /// strings and its dependencies' numbers, about 200 bytes for a typical procedure.
 ///
 /// Not thread-safe: it lives inside the recorder's lock.
-struct TraceBuffer {
+struct TraceBuffer<Element: TraceBufferElement> {
     /// The most events the kept records may write.
     let capacity: Int
-    private var records: [TraceRecord] = []
+    private var records: [Element] = []
     /// Records before `head` have been evicted (their slots are reclaimed in bulk, see ``compactIfWorthIt()``).
     private var head = 0
     /// The events the kept records may write.
@@ -22,27 +30,34 @@ struct TraceBuffer {
     }
 
     /// The kept records, oldest first.
-    var kept: ArraySlice<TraceRecord> { records[head...] }
+    var kept: ArraySlice<Element> { records[head...] }
 
-    mutating func append(_ record: TraceRecord) {
+    /// Keeps `record`, evicting the oldest to make room; returns the first element evicted (or `record` itself,
+    /// when it alone exceeds the budget), for the caller to release after its lock. Further evicted elements are
+    /// released here.
+    @discardableResult
+    mutating func append(_ record: Element) -> Element? {
         let needed = record.eventCount
         guard needed <= capacity else {
             droppedEvents += needed
             droppedProcedures += 1
-            return
+            return record
         }
+        var firstEvicted: Element?
         while eventCount + needed > capacity {
-            let oldest = records[head]
-            // Release the evicted record's strings now; the slot itself is reclaimed when compacting.
-            records[head] = TraceRecord.evicted
+            var oldest = Element.evicted
+            // Let go of the evicted element now; the slot itself is reclaimed when compacting.
+            swap(&oldest, &records[head])
             head += 1
             eventCount -= oldest.eventCount
             droppedEvents += oldest.eventCount
             droppedProcedures += 1
+            if firstEvicted == nil { firstEvicted = oldest }
         }
         compactIfWorthIt()
         records.append(record)
         eventCount += needed
+        return firstEvicted
     }
 
     /// Drops the evicted slots once they are at least half of the array: amortised O(1) per record.
@@ -53,7 +68,7 @@ struct TraceBuffer {
     }
 }
 
-extension TraceRecord {
+extension TraceRecord: TraceBufferElement {
     /// An empty record left in an evicted slot.
     static let evicted = TraceRecord(
         id: 0, name: "", category: "", queue: nil, attachedOnEnqueue: false, link: nil, attachedAt: 0, startedAt: nil,

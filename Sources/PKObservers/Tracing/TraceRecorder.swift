@@ -41,6 +41,10 @@ public final class TraceRecorder: ProcedureQueueObserver {
     public let maximumEventCount: Int
 
     let time: ElapsedTime
+    /// This recorder's number among the process's recorders: how a ``QueueTrace`` names its recorder without
+    /// holding it (an address could be reused).
+    let serial = TraceRecorder.serials.wrappingAdd(1, ordering: .relaxed).oldValue
+    private static let serials = Atomic<UInt64>(1)
     /// The next procedure's number.
     private let nextID = Atomic<UInt64>(1)
     /// The recorder's state, in shards chosen by procedure address (see ``TraceShard``).
@@ -78,10 +82,16 @@ public final class TraceRecorder: ProcedureQueueObserver {
     public func procedureQueue(
         _ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?
     ) {
-        // PERF(W13): most procedures need no observer (see QueueTrace): about a third of the cost of one.
+        // PERF(W13): most procedures need no observer (see QueueTrace): a fraction of the cost of one.
         if !(procedure is GroupProcedure) {
-            let trace = QueueTrace(recorder: self)
-            if procedure.attachInstrumentIfIndependent(trace) {
+            let shard = shardIndex(of: procedure)
+            var made: QueueTrace?
+            if procedure.attachInstrumentIfIndependent({
+                let trace = QueueTrace(
+                    recorder: self, id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, shard: shard)
+                made = trace
+                return trace
+            }), let trace = made {
                 register(procedure, trace: trace, queue: queue.name, producer: context as? Procedure)
                 return
             }
@@ -97,19 +107,25 @@ public final class TraceRecorder: ProcedureQueueObserver {
     public func traceData() -> Data {
         var kept: [TraceRecord] = []
         var dropped = (events: 0, procedures: 0)
-        var unfinishedObservers: [any TraceLive] = []
+        var unfinishedTraces: [any TraceLive] = []
         for shard in shards {
-            let (records, events, procedures, observers) = shard.state.withLock {
-                ($0.buffer.kept, $0.buffer.droppedEvents, $0.buffer.droppedProcedures, $0.known.unfinished)
+            let (keptTraces, events, procedures, observers, live) = shard.state.withLock {
+                (
+                    $0.buffer.kept, $0.buffer.droppedEvents, $0.buffer.droppedProcedures, $0.known.unfinished,
+                    $0.live.traces
+                )
             }
-            kept.append(contentsOf: records)
+            // Made into records outside the shard's lock: a finished trace no longer changes.
+            kept.reserveCapacity(kept.count + keptTraces.count)
+            for trace in keptTraces { if let record = trace.record { kept.append(record) } }
             dropped.events += events
             dropped.procedures += procedures
-            unfinishedObservers += observers
+            unfinishedTraces += observers
+            unfinishedTraces += live as [any TraceLive]
         }
         if shards.count > 1 { kept.sort { $0.id < $1.id } }
         let now = time.nanoseconds()
-        let unfinished = unfinishedObservers.compactMap { $0.unfinishedRecord(at: now) }.sorted { $0.id < $1.id }
+        let unfinished = unfinishedTraces.compactMap { $0.unfinishedRecord(at: now) }.sorted { $0.id < $1.id }
         let document = TraceDocument(
             processName: name, processID: SystemThreadID.process(), maximumEventCount: maximumEventCount,
             finished: kept, unfinished: unfinished, droppedEvents: dropped.events,
@@ -132,34 +148,46 @@ public final class TraceRecorder: ProcedureQueueObserver {
     /// Numbers `procedure`, traced by `trace`, unless this recorder traces it already (then `trace` records nothing).
     private func register(_ procedure: Procedure, trace: QueueTrace, queue: String?, producer: Procedure?) {
         let now = time.nanoseconds()
-        let (id, registration) = register(procedure, observer: trace)
-        switch registration {
-        case .registered(let category, let dependents):
-            var link: TraceRecord.Link?
-            if let producer, let parent = identifiers(of: [producer]).first {
-                link = TraceRecord.Link(kind: producer is GroupProcedure ? .child : .produced, parent: parent, at: now)
+        let name = procedure.procedureName
+        var link: TraceRecord.Link?
+        if let producer, let parent = identifier(of: producer) {
+            link = TraceRecord.Link(kind: producer is GroupProcedure ? .child : .produced, parent: parent, at: now)
+        }
+        let key = ObjectIdentifier(procedure)
+        let outcome = shards[trace.shard].state.withLock { shard -> KnownProcedures.Registration in
+            if let existing = shard.known.tracedAlready(key) {
+                trace.registration = .declined
+                return existing
             }
+            trace.registration = .registered
+            shard.live.insert(trace)
+            return .registered(category: "", dependents: shard.known.takeInterests(in: key))
+        }
+        switch outcome {
+        case .registered(_, let dependents):
             trace.registered(
-                QueueTrace.Registration(
-                    procedure: ObjectIdentifier(procedure), id: id, name: procedure.procedureName, category: category,
-                    queue: queue, link: link, attachedAt: now, dependents: dependents))
+                QueueTrace.Details(
+                    name: name, type: type(of: procedure), queue: queue, link: link, attachedAt: now,
+                    dependents: dependents))
         case .tracedAlready(let existing):
-            trace.decline()
             existing?.queueIsKnown(queue)
         }
     }
 
-    /// Numbers `procedure`, unless this recorder traces it already.
+    /// Numbers `procedure`, traced by `observer`, unless this recorder traces it already.
     func register(_ procedure: Procedure, observer: any TraceLive) -> (id: UInt64, KnownProcedures.Registration) {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let registration = shard(of: procedure).state.withLock {
-            $0.known.register(procedure, id: id, observer: observer)
+        let registration = shard(of: procedure).state.withLock { shard -> KnownProcedures.Registration in
+            if let trace = queueTrace(of: procedure), trace.registration != .declined {
+                return .tracedAlready(trace)
+            }
+            return shard.known.register(procedure, id: id, observer: observer)
         }
         return (id, registration)
     }
 
     func isTraced(_ procedure: Procedure) -> Bool {
-        shard(of: procedure).state.withLock { $0.known.identifier(of: procedure) != nil }
+        identifier(of: procedure) != nil
     }
 
     /// Links a newly registered procedure to its dependencies: the traced ones by number; for the others, it waits
@@ -169,9 +197,7 @@ public final class TraceRecorder: ProcedureQueueObserver {
         for dependency in procedure.dependencies where dependency is Procedure {
             let key = ObjectIdentifier(dependency)
             links.seen.append(key)
-            if let traced = shard(of: dependency).state.withLock({
-                $0.known.identifier(of: dependency, orInterestFrom: id)
-            }) {
+            if let traced = identifier(of: dependency, orInterestFrom: id) {
                 links.resolved.append(traced)
             } else {
                 links.awaiting.append(key)
@@ -182,9 +208,35 @@ public final class TraceRecorder: ProcedureQueueObserver {
 
     /// The numbers of the traced procedures among `operations`, in order.
     func identifiers(of operations: [Operation]) -> [UInt64] {
-        operations.compactMap { operation in
-            shard(of: operation).state.withLock { $0.known.identifier(of: operation) }
+        operations.compactMap { identifier(of: $0) }
+    }
+
+    /// The number of `operation`, if this recorder traces it (through an observer: while it runs or shortly after;
+    /// through a queue trace: for as long as it lives). Otherwise `dependent`, if given, waits to hear if it is
+    /// traced later (the caller holds `operation`, through the dependent, until it withdraws the interest).
+    ///
+    /// Looked for under the shard's lock, and the procedure's instrument read under it too (a procedure's lock is
+    /// never held while a shard's is taken), so that a queue trace being registered either is found or finds the
+    /// interest.
+    private func identifier(of operation: Operation, orInterestFrom dependent: UInt64? = nil) -> UInt64? {
+        shard(of: operation).state.withLock { shard in
+            if let id = shard.known.identifier(of: operation) { return id }
+            if let procedure = operation as? Procedure, let trace = queueTrace(of: procedure) {
+                switch trace.registration {
+                case .registered: return trace.id
+                case .declined: return nil
+                case .pending: break
+                }
+            }
+            if let dependent { shard.known.addInterest(in: ObjectIdentifier(operation), from: dependent) }
+            return nil
         }
+    }
+
+    /// `procedure`'s queue trace, if it has one of this recorder's.
+    private func queueTrace(of procedure: Procedure) -> QueueTrace? {
+        guard let trace = procedure.instrument as? QueueTrace, trace.recorderSerial == serial else { return nil }
+        return trace
     }
 
     /// Stops `dependent` waiting for these dependencies to be traced.
@@ -194,10 +246,16 @@ public final class TraceRecorder: ProcedureQueueObserver {
         }
     }
 
-    /// Keeps a finished procedure's record.
+    /// Keeps a procedure's record, finished under a ``TraceObserver``.
     func finished(_ record: TraceRecord, procedure: ObjectIdentifier) {
         let released = shard(at: procedure).state.withLock { $0.finished(record, procedure: procedure) }
         withExtendedLifetime(released) {}  // let go of here, after the lock
+    }
+
+    /// Keeps a finished queue trace.
+    func finished(_ trace: QueueTrace, eventCount: Int) {
+        let evicted = shards[trace.shard].state.withLock { $0.finished(trace, eventCount: eventCount) }
+        withExtendedLifetime(evicted) {}  // let go of here, after the lock
     }
 
     private func shard(of operation: Operation) -> Shard {
@@ -207,8 +265,16 @@ public final class TraceRecorder: ProcedureQueueObserver {
     /// The shard of an address: its Fibonacci hash's top bits. Low address bits are a poor choice: objects of one
     /// class allocated one after another are often a power of two apart, so they would all land in one shard.
     private func shard(at object: ObjectIdentifier) -> Shard {
+        shards[shardIndex(at: object)]
+    }
+
+    private func shardIndex(of procedure: Procedure) -> Int {
+        shardIndex(at: ObjectIdentifier(procedure))
+    }
+
+    private func shardIndex(at object: ObjectIdentifier) -> Int {
         let hash = UInt64(UInt(bitPattern: object)) &* 0x9E37_79B9_7F4A_7C15
-        return shards[Int(truncatingIfNeeded: hash >> 32) & (shards.count - 1)]
+        return Int(truncatingIfNeeded: hash >> 32) & (shards.count - 1)
     }
 }
 

@@ -20,7 +20,7 @@ struct TraceBufferTests {
     }
 
     @Test func recordsWithinTheBudgetAreAllKept() {
-        var buffer = TraceBuffer(capacity: 9)
+        var buffer = TraceBuffer<TraceRecord>(capacity: 9)
         for id in 1...3 { buffer.append(Self.record(UInt64(id))) }
         #expect(buffer.kept.map(\.id) == [1, 2, 3])
         #expect(buffer.eventCount == 9)
@@ -29,7 +29,7 @@ struct TraceBufferTests {
     }
 
     @Test func theOldestRecordsAreEvictedToMakeRoom() {
-        var buffer = TraceBuffer(capacity: 9)
+        var buffer = TraceBuffer<TraceRecord>(capacity: 9)
         for id in 1...3 { buffer.append(Self.record(UInt64(id))) }
         buffer.append(Self.record(4, dependencies: 1))  // 5 events: evicts 1 and 2
         #expect(buffer.kept.map(\.id) == [3, 4])
@@ -39,7 +39,7 @@ struct TraceBufferTests {
     }
 
     @Test func aRecordLargerThanTheWholeBudgetIsDroppedAndTheRestKept() {
-        var buffer = TraceBuffer(capacity: 6)
+        var buffer = TraceBuffer<TraceRecord>(capacity: 6)
         buffer.append(Self.record(1))
         buffer.append(Self.record(2, dependencies: 5))
         #expect(buffer.kept.map(\.id) == [1])
@@ -48,14 +48,14 @@ struct TraceBufferTests {
     }
 
     @Test func aZeroBudgetKeepsNothing() {
-        var buffer = TraceBuffer(capacity: 0)
+        var buffer = TraceBuffer<TraceRecord>(capacity: 0)
         buffer.append(Self.record(1))
         #expect(buffer.kept.isEmpty)
         #expect(buffer.droppedProcedures == 1)
     }
 
     @Test func longRunsStayWithinTheBudgetAndKeepTheMostRecent() {
-        var buffer = TraceBuffer(capacity: 300)
+        var buffer = TraceBuffer<TraceRecord>(capacity: 300)
         for id in 1...10_000 { buffer.append(Self.record(UInt64(id), cancelled: id % 3 == 0)) }
         #expect(buffer.eventCount <= 300)
         #expect(buffer.eventCount == buffer.kept.reduce(0) { $0 + $1.eventCount })

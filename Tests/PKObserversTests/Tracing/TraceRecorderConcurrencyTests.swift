@@ -61,4 +61,49 @@ struct TraceRecorderConcurrencyTests {
         #expect(trace.flows("child").count == 40 * 2)
         #expect(trace.slices.filter { $0.status == "cancelled" }.count >= 1)
     }
+
+    @Test func aDependencyEnqueuedWhileItsDependentIsBeingTracedIsLinkedExactlyOnce() async throws {
+        // The dependent (traced by an observer, as it has a dependency) and its dependency (traced through the
+        // instrument hook) are enqueued from two threads at once: either the dependent finds the dependency
+        // numbered, or the dependency, as it is numbered, finds the dependent waiting for it. Never neither, never
+        // both.
+        let pairs = 300
+        for round in 0..<5 {
+            let recorder = TraceRecorder(name: "Race \(round)")
+            let queue = ProcedureQueue(name: "race")
+            queue.addObserver(recorder)
+            let dependencies = (0..<pairs).map { TestProcedure(name: "d\($0)") }
+            let dependents = (0..<pairs).map { index in
+                let dependent = TestProcedure(name: "D\(index)")
+                dependent.addDependency(dependencies[index])
+                return dependent
+            }
+            await onThreadOfItsOwn {
+                let both = DispatchGroup()
+                // Each thread adds dependents of half the pairs and dependencies of the other half, so whichever
+                // runs ahead, both orders happen.
+                DispatchQueue.global().async(group: both) {
+                    for index in 0..<pairs {
+                        queue.add(procedure: index % 2 == 0 ? dependents[index] : dependencies[index])
+                    }
+                }
+                DispatchQueue.global().async(group: both) {
+                    for index in 0..<pairs {
+                        queue.add(procedure: index % 2 == 0 ? dependencies[index] : dependents[index])
+                    }
+                }
+                both.wait()
+                _ = ProcedureWaiter.wait(for: dependencies + dependents, timeout: hangTimeout)
+                queue.waitUntilAllOperationsAreFinished()
+            }
+            let trace = try #require(ParsedTrace(recorder.traceData()))
+            #expect(trace.structuralProblems == [])
+            #expect(trace.slices.count == 2 * pairs)
+            let links = trace.links("dependency")
+            #expect(links.count == pairs)
+            let lanes = Dictionary(uniqueKeysWithValues: trace.slices.map { ($0.tid, $0.name) })
+            let linked = Set(links.map { "\(lanes[$0.from ?? -1] ?? "?")→\(lanes[$0.to ?? -1] ?? "?")" })
+            #expect(linked == Set((0..<pairs).map { "d\($0)→D\($0)" }))
+        }
+    }
 }

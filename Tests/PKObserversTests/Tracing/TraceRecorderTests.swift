@@ -174,6 +174,30 @@ struct TraceRecorderTests {
         #expect(trace.links("dependency").map(\.from) == [trace.lane("Dependency")])
     }
 
+    @Test func aDependentEnqueuedLongAfterItsDependencyFinishedIsStillLinked() throws {
+        // Hundreds of procedures finish in between: more than a recorder keeps recognising by address (256 per
+        // shard, one shard for this budget). The dependency is recognised by its instrument instead.
+        let recorder = TraceRecorder(name: "Small", maximumEventCount: 10_000)
+        let queue = ProcedureQueue(name: "long")
+        queue.addObserver(recorder)
+        let dependency = TestProcedure(name: "Dependency")
+        queue.add(procedure: dependency)
+        waitForAll(dependency)
+        let between = (0..<400).map { TestProcedure(name: "Between \($0)") }
+        queue.add(procedures: between)
+        waitForAll(between)
+        let dependent = TestProcedure(name: "Dependent")
+        dependent.addDependency(dependency)
+        queue.add(procedure: dependent)
+        waitForAll(dependent)
+        waitUntilEmpty(queue)
+        let trace = try #require(ParsedTrace(recorder.traceData()))
+        #expect(trace.structuralProblems == [])
+        #expect(trace.slices.count == 402)
+        #expect(trace.links("dependency").map(\.from) == [trace.lane("Dependency")])
+        #expect(trace.links("dependency").map(\.to) == [trace.lane("Dependent")])
+    }
+
     @Test func aDependencyAddedWhileTheDependentWaitsIsLinked() throws {
         let gate = DispatchSemaphore(value: 0)
         let blocker = ClosureProcedure("Blocker") { _ in gate.wait() }
@@ -264,6 +288,18 @@ struct TraceRecorderTests {
         let trace = try #require(run([procedure]))
         #expect(trace.slices.map(\.name) == ["Twice"])
         #expect(trace.slice("Twice")?.args["queue"] as? String == "recorded")
+        #expect(trace.structuralProblems == [])
+    }
+
+    @Test func aTraceObserverAttachedWhileTheQueueTracesTheProcedureTracesNothingMore() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let running = ClosureProcedure("Running") { _ in gate.wait() }
+        queue.add(procedure: running)
+        running.addObserver(TraceObserver(recorder: recorder))  // the recorder traces it already
+        gate.signal()
+        let trace = try #require(run([]))
+        #expect(trace.slices.map(\.name) == ["Running"])
+        #expect(trace.slice("Running")?.args["queue"] as? String == "recorded")
         #expect(trace.structuralProblems == [])
     }
 
