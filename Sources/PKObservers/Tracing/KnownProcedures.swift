@@ -83,15 +83,8 @@ struct KnownProcedures {
         return .tracedAlready(entry.running?.observer)
     }
 
-    /// The number of `dependency` if it is traced; otherwise `dependent` waits for it to be (the caller holds
-    /// `dependency`, through the dependent, until it withdraws the interest).
-    mutating func identifier(of dependency: Operation, orInterestFrom dependent: UInt64) -> UInt64? {
-        if let id = identifier(of: dependency) { return id }
-        addInterest(in: ObjectIdentifier(dependency), from: dependent)
-        return nil
-    }
-
-    /// `dependent` waits to hear if `dependency` is traced.
+    /// `dependent` waits to hear if `dependency` is traced (the caller holds `dependency`, through the dependent,
+    /// until it withdraws the interest).
     mutating func addInterest(in dependency: ObjectIdentifier, from dependent: UInt64) {
         interests[dependency, default: []].append(dependent)
     }

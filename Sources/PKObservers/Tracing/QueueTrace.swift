@@ -141,7 +141,7 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
     /// The procedure's record so far, if it is registered and has not finished.
     func unfinishedRecord(at time: UInt64) -> TraceRecord? {
         state.withLock { state in
-            guard let details = state.details, state.end == nil, state.recorder != nil else { return nil }
+            guard let details = state.details, state.end == nil else { return nil }
             return record(details, state, endedAt: max(time, details.attachedAt), status: .unfinished, errors: [])
         }
     }
@@ -160,8 +160,7 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
         TraceRecord(
             id: id, name: details.name, category: TypeNames.name(of: details.type), queue: details.queue,
             attachedOnEnqueue: true, link: details.link, attachedAt: details.attachedAt, startedAt: state.startedAt,
-            endedAt: endedAt,
-            thread: state.thread, cancellation: state.cancellation, status: status, errors: errors,
+            endedAt: endedAt, thread: state.thread, cancellation: state.cancellation, status: status, errors: errors,
             dependencies: [], dependents: details.dependents)
     }
 }

@@ -8,10 +8,10 @@ protocol TraceBufferElement {
 
 /// The finished procedures a recorder keeps: the most recent ones whose events fit in a fixed budget.
 ///
-/// Each element counts the most events it can write (``TraceBufferElement/eventCount``). Appending a record that does not
-/// fit evicts the oldest records until it does; a record that alone exceeds the budget is not kept. Evicted and
-/// refused records are counted, with their events. Memory is therefore bounded by the budget: a record holds a few
-/// strings and its dependencies' numbers, about 200 bytes for a typical procedure.
+/// Each element counts the most events it can write (``TraceBufferElement/eventCount``). Appending one that does
+/// not fit evicts the oldest until it does; one that alone exceeds the budget is not kept. Evicted and refused
+/// elements are counted, with their events. Memory is therefore bounded by the budget: an element stands for a few
+/// strings and its dependencies' numbers, about 240 bytes for a typical procedure.
 ///
 /// Not thread-safe: it lives inside the recorder's lock.
 struct TraceBuffer<Element: TraceBufferElement> {

@@ -157,18 +157,9 @@ public final class TraceRecorder: ProcedureQueueObserver {
         if let producer, let parent = identifier(of: producer) {
             link = TraceRecord.Link(kind: producer is GroupProcedure ? .child : .produced, parent: parent, at: now)
         }
-        let key = ObjectIdentifier(procedure)
-        let outcome = shards[trace.shard].state.withLock { shard -> KnownProcedures.Registration in
-            if let existing = shard.known.tracedAlready(key) {
-                trace.registration = .declined
-                return existing
-            }
-            trace.registration = .registered
-            shard.live.insert(trace)
-            return .registered(category: "", dependents: shard.known.takeInterests(in: key))
-        }
+        let outcome = shards[trace.shard].state.withLock { $0.register(trace, procedure: ObjectIdentifier(procedure)) }
         switch outcome {
-        case .registered(_, let dependents):
+        case .registered(let dependents):
             trace.registered(
                 QueueTrace.Details(
                     name: name, type: type(of: procedure), queue: queue, link: link, attachedAt: now,

@@ -26,6 +26,26 @@ struct TraceShard {
         return count
     }
 
+    /// How registering a queue trace went.
+    enum QueueTraceRegistration {
+        /// Numbered: the traced dependents that were waiting for the procedure.
+        case registered(dependents: [UInt64])
+        /// An observer traces the procedure already (`nil` once it finished): the trace records nothing.
+        case tracedAlready((any TraceLive)?)
+    }
+
+    /// Registers `trace`, attached to `procedure`, and lists it as unfinished, unless an observer of this shard's
+    /// traces the procedure already.
+    mutating func register(_ trace: QueueTrace, procedure: ObjectIdentifier) -> QueueTraceRegistration {
+        if case .tracedAlready(let existing)? = known.tracedAlready(procedure) {
+            trace.registration = .declined
+            return .tracedAlready(existing)
+        }
+        trace.registration = .registered
+        live.insert(trace)
+        return .registered(dependents: known.takeInterests(in: procedure))
+    }
+
     /// Keeps a procedure's record, finished under a ``TraceObserver``; returns what its entry lets go of, and what
     /// the buffer evicted, for the caller to release after the lock.
     mutating func finished(

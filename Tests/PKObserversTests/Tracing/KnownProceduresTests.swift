@@ -36,21 +36,23 @@ struct KnownProceduresTests {
     @Test func aDependentWaitsForItsDependencyToBeNumbered() {
         var known = KnownProcedures()
         let dependency = Dummy()
-        #expect(known.identifier(of: dependency, orInterestFrom: 10) == nil)
-        #expect(known.identifier(of: dependency, orInterestFrom: 11) == nil)
+        #expect(known.identifier(of: dependency) == nil)
+        known.addInterest(in: ObjectIdentifier(dependency), from: 10)
+        known.addInterest(in: ObjectIdentifier(dependency), from: 11)
         guard case .registered(_, let dependents) = known.register(dependency, id: 3, observer: observer) else {
             Issue.record("not registered")
             return
         }
         #expect(dependents == [10, 11])
-        #expect(known.identifier(of: dependency, orInterestFrom: 12) == 3)
+        #expect(known.identifier(of: dependency) == 3)
+        #expect(known.takeInterests(in: ObjectIdentifier(dependency)) == [])
     }
 
     @Test func aWithdrawnInterestIsNotTakenUp() {
         var known = KnownProcedures()
         let dependency = Dummy()
-        _ = known.identifier(of: dependency, orInterestFrom: 10)
-        _ = known.identifier(of: dependency, orInterestFrom: 11)
+        known.addInterest(in: ObjectIdentifier(dependency), from: 10)
+        known.addInterest(in: ObjectIdentifier(dependency), from: 11)
         known.withdrawInterest(in: ObjectIdentifier(dependency), from: 10)
         known.withdrawInterest(in: ObjectIdentifier(dependency), from: 99)
         guard case .registered(_, let dependents) = known.register(dependency, id: 3, observer: observer) else {
