@@ -22,11 +22,12 @@ struct Options: Equatable {
 
         Starts three procedures watched by a BackgroundObserver (an upload that is never cancelled, a poller
         cancelled when shutdown is requested, and a stubborn job cancelled when the grace period expires, which
-        ignores its cancellation), prints "ready pid=<pid>", shuts down gracefully on SIGTERM or SIGINT (a second
-        signal ends the grace period at once, a third ends the wait), prints the report and exits.
+        ignores its cancellation), prints "ready pid=<pid>" once all three are running, shuts down gracefully on
+        SIGTERM or SIGINT (a second signal ends the grace period at once, a third ends the wait), prints the report
+        and exits.
 
         options (seconds; defaults in brackets):
-          --shutdown-after S       shut down by request after S unless a signal came first [0.3]
+          --shutdown-after S       shut down by request S after ready unless a signal came first [0.3]
           --wait-for-signal        never shut down by request: wait for a signal
           --grace S                the grace period [0.7]
           --cancellation-period S  the cancellation period [3]

@@ -3,13 +3,14 @@
 // `swift run GracefulShutdown` (it shuts itself down after 0.3 s) or `swift run GracefulShutdown --wait-for-signal`
 // and press Ctrl-C (once for a graceful shutdown; again to end the grace period; a third time to stop waiting).
 //
-// Output (standard output, line by line): "ready pid=<pid>", a line per cancellation and per finished procedure,
-// the ShutdownReport, and "exit <status>".
+// Output (standard output, line by line): "<name>: executing" for each procedure, then "ready pid=<pid>", a line per
+// cancellation and per finished procedure, the ShutdownReport, and "exit <status>".
 // Exit status: 0 when nothing was left running when the wait ended, 1 when something was, 64 for a bad command
 // line. `--help` lists the options.
 import Foundation
 import PKCore
 import PKObservers
+import Synchronization
 
 let options: Options
 do {
@@ -46,17 +47,34 @@ poller.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested)) 
 stubborn.addObserver(BackgroundObserver(cancelProcedure: .whenGracePeriodExpires))
 
 let queue = ProcedureQueue()
-queue.add(procedures: upload, poller, stubborn)
 
-if let delay = options.shutdownAfter {
-    say("ready pid=\(getpid()) (SIGTERM or SIGINT shuts down; shutting down by request after \(delay) s)")
-    DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
-        if !coordinator.isShutdownRequested { say("no signal after \(delay) s: requesting shutdown") }
-        coordinator.requestShutdown()
+// "ready" is printed once all three procedures are executing, and the self-requested shutdown is timed from then:
+// a procedure cancelled before it starts finishes without executing, so a signal sent any earlier could find the
+// stubborn job not yet running.
+let readyLine =
+    options.shutdownAfter.map {
+        "ready pid=\(getpid()) (SIGTERM or SIGINT shuts down; shutting down by request after \($0) s)"
     }
-} else {
-    say("ready pid=\(getpid()) (SIGTERM or SIGINT shuts down)")
+    ?? "ready pid=\(getpid()) (SIGTERM or SIGINT shuts down)"
+let executing = Mutex(0)
+for procedure in [upload, poller, stubborn] as [Procedure] {
+    procedure.addDidExecuteBlockObserver { procedure in
+        say("\(procedure.procedureName): executing")
+        let count = executing.withLock { count in
+            count += 1
+            return count
+        }
+        guard count == 3 else { return }
+        say(readyLine)
+        if let delay = options.shutdownAfter {
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+                if !coordinator.isShutdownRequested { say("no signal after \(delay) s: requesting shutdown") }
+                coordinator.requestShutdown()
+            }
+        }
+    }
 }
+queue.add(procedures: upload, poller, stubborn)
 
 // Blocks until shutdown has been requested and the coordinator has stopped waiting: at most grace period +
 // cancellation period after the request, whatever the procedures do.

@@ -60,6 +60,15 @@ func expectCleanRun(_ run: ExampleRun, sourceLocation: SourceLocation = #_source
         Issue.record("the example did not exit\noutput:\n\(run.output)", sourceLocation: sourceLocation)
     }
     #expect(!run.output.contains("ThreadSanitizer"), sourceLocation: sourceLocation)
+    // Signals are sent only after the ready line, so it must come after all three procedures started executing: a
+    // procedure cancelled before it starts never executes, and an earlier signal could skip the stubborn job.
+    if run.problems.isEmpty, let ready = run.lines.firstIndex(where: { $0.hasPrefix("ready pid=") }) {
+        for name in ["upload", "poller", "stubborn"] {
+            let executing = run.lines.firstIndex(of: "\(name): executing")
+            #expect(
+                executing.map { $0 < ready } == true, "\(name)\noutput:\n\(run.output)", sourceLocation: sourceLocation)
+        }
+    }
 }
 
 /// The GracefulShutdown example as a real process: signals from outside, its output and its exit status.
