@@ -77,7 +77,7 @@ public final class ManualClock: ProcedureClock {
 
     /// Blocks until at least `count` actions are pending, or `timeout` seconds of real time pass; returns whether
     /// they are. Polls with short sleeps; use it to wait until the code under test has scheduled something.
-    public func waitForScheduledActions(count: Int = 1, timeout: TimeInterval = 10) -> Bool {
+    public func waitForScheduledActions(count: Int = 1, timeout: TimeInterval = 20) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while scheduledActionCount < count {
             if Date() >= deadline { return false }
@@ -88,7 +88,7 @@ public final class ManualClock: ProcedureClock {
 
     /// Suspends until at least `count` actions are pending, or `timeout` seconds of real time pass; returns
     /// whether they are.
-    public func waitForScheduledActions(count: Int = 1, timeout: TimeInterval = 10) async -> Bool {
+    public func waitForScheduledActions(count: Int = 1, timeout: TimeInterval = 20) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while scheduledActionCount < count {
             if Date() >= deadline { return false }

@@ -114,8 +114,10 @@ struct LoopBudgetTests {
     @Test func aLongRunOfBusyProceduresOnOneQueueDoesNotKeepTheLanesFromAnotherQueue() async {
         // 400 procedures each spinning 20 ms (less once the quick one has run) fill every lane for seconds; a
         // procedure added to another queue must get a lane long before they drain, not after (it did after, when a
-        // loop kept its lane while its queue had work).
+        // loop kept its lane while its queue had work). Until the quick one is added, a busy procedure keeps
+        // spinning past its 20 ms, so however long the test takes to add it, the count starts with it.
         let stop = Atomic(false)
+        let quickAdded = Atomic(false)
         let firstStarted = DispatchSemaphore(value: 0)
         let started = Atomic(0)
         let finished = Atomic(0)
@@ -124,7 +126,11 @@ struct LoopBudgetTests {
             BlockProcedure {
                 if started.add(1, ordering: .relaxed).oldValue == 0 { firstStarted.signal() }
                 let end = ContinuousClock.now + .milliseconds(20)
-                while !stop.load(ordering: .acquiring), ContinuousClock.now < end {}
+                let giveUp = ContinuousClock.now + .seconds(hangTimeout)
+                while !stop.load(ordering: .acquiring),
+                    ContinuousClock.now < end || !quickAdded.load(ordering: .acquiring),
+                    ContinuousClock.now < giveUp
+                {}
                 finished.add(1, ordering: .relaxed)
             }
         }
@@ -137,6 +143,7 @@ struct LoopBudgetTests {
         }
         let otherQueue = ProcedureQueue()
         otherQueue.add(procedure: quick)
+        quickAdded.store(true, ordering: .releasing)
         #expect(await waitOffThePool(busy + [quick]))
         let before = finishedBeforeQuick.load(ordering: .relaxed)
         #expect((0..<busy.count / 2).contains(before), "\(before) of \(busy.count) busy procedures ran first")

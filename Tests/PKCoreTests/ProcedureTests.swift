@@ -223,7 +223,7 @@ struct ProcedureTests {
         procedure.addDependency(dependency)
         let queue = OperationQueue()
         queue.addOperation(procedure)
-        waitForAll(procedure, timeout: 5)
+        waitForAll(procedure, timeout: hangTimeout)
         #expect(!procedure.didExecute)
         PKExpectProcedureCancelled(procedure, withErrors: true)
         PKExpectProcedureError(procedure, equals: ProcedureKitError(context: .notStartedByProcedureQueue))

@@ -118,7 +118,7 @@ struct ReliabilityRegressionTests {
         PKExpectProcedureCancelled(target)
         let next = exclusive("Next", category)
         ProcedureQueue().add(procedure: next)
-        #expect(waitForAll([next], timeout: 5))
+        #expect(waitForAll([next], timeout: hangTimeout))
         #expect(next.didExecute)
     }
 
@@ -139,7 +139,7 @@ struct ReliabilityRegressionTests {
         #expect(waitUntilEmpty(queue, timeout: 30))
         let last = exclusive("Last", category)
         ProcedureQueue().add(procedure: last)
-        #expect(waitForAll([last], timeout: 5))
+        #expect(waitForAll([last], timeout: hangTimeout))
         #expect(last.didExecute)
     }
 

@@ -8,7 +8,7 @@ extension XCTestCase {
         _ clock: ManualClock, throughWaits count: Int, file: StaticString = #filePath, line: UInt = #line
     ) {
         for index in 0..<count {
-            guard clock.waitForScheduledActions(count: 1, timeout: 5) else {
+            guard clock.waitForScheduledActions(count: 1) else {
                 return XCTFail("wait \(index + 1) of \(count) was never scheduled", file: file, line: line)
             }
             clock.advanceToNextAction()

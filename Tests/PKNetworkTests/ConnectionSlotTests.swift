@@ -8,12 +8,14 @@ import Testing
 // request the server keeps until it is told to release it, so a second request waits for the slot for as long as the
 // test wants: the outcomes below do not depend on how fast the machine is.
 
-/// A session with one connection per host and a 2 s request timeout (the session's timeout is the one
-/// FoundationNetworking applies, not the request's).
+/// A session with one connection per host and a 4 s request timeout (the session's timeout is the one
+/// FoundationNetworking applies, not the request's). FoundationNetworking applies it to the hold too, as an idle
+/// timeout between the server's keep-alive bytes every 100 ms: 4 s keeps a stalled, loaded machine from ending the
+/// hold early, and gives a retried attempt room for its whole round trip.
 func oneConnectionSession() -> ManagedNetworkSession {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = 1
-    configuration.timeoutIntervalForRequest = 2
+    configuration.timeoutIntervalForRequest = 4
     return ManagedNetworkSession(configuration: configuration)
 }
 
@@ -53,7 +55,7 @@ struct ConnectionSlotTests {
         let hold = try await holdTheOnlyConnection(server, session: session, key: holdKey)
 
         let key = uniqueKey()
-        let waiting = NetworkDataProcedure(session: session, request: server.request("/sequence/\(key)", timeout: 2))
+        let waiting = NetworkDataProcedure(session: session, request: server.request("/sequence/\(key)", timeout: 4))
         await run(waiting)
         let timedOut = urlErrorCode(waiting.error) == .timedOut
         #expect(timedOut)
@@ -72,7 +74,7 @@ struct ConnectionSlotTests {
 
         let key = uniqueKey()
         let fetch = NetworkProcedure(resilience: quickResilience(attempts: 2), monitor: connectedMonitor()) {
-            NetworkDataProcedure(session: session, request: server.request("/sequence/\(key)", timeout: 2))
+            NetworkDataProcedure(session: session, request: server.request("/sequence/\(key)", timeout: 4))
         }
         // The second attempt releases the held connection and waits for it to be given back.
         let first = Box<ObjectIdentifier?>(fetch.current.map(ObjectIdentifier.init))
@@ -102,7 +104,7 @@ struct ConnectionSlotTests {
         let key = uniqueKey()
         let fetch = NetworkProcedure(resilience: quickResilience(attempts: 3), monitor: connectedMonitor()) {
             NetworkDataProcedure(
-                session: session, request: server.request("/sequence/\(key)", method: "POST", timeout: 2))
+                session: session, request: server.request("/sequence/\(key)", method: "POST", timeout: 4))
         }
         await run(fetch)
         let timedOut = urlErrorCode(fetch.error) == .timedOut

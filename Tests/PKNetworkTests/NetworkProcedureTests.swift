@@ -225,7 +225,7 @@ struct NetworkProcedureTests {
         let fetch = NetworkProcedure(
             resilience: quickResilience(attempts: 2, timeout: 0.2), monitor: connectedMonitor()
         ) {
-            NetworkDataProcedure(session: testSession, request: server.request("/slow?ms=3000"))
+            NetworkDataProcedure(session: testSession, request: server.request("/slow?ms=90000"))
         }
         await run(fetch)
         #expect(fetch.count == 2)

@@ -44,6 +44,9 @@ struct TraceRecorderConcurrencyTests {
                     snapshots.withLock { $0.append(valid) }
                 }
             }
+            // One cancel before the add, so at least one slice is cancelled however the threads are scheduled;
+            // the rest race the lanes, which may finish them first.
+            procedures[0].cancel()
             queue.add(procedures: procedures)
             for (index, procedure) in procedures.enumerated() where index % 97 == 0 { procedure.cancel() }
             _ = ProcedureWaiter.wait(for: procedures, timeout: hangTimeout)
