@@ -184,6 +184,29 @@ struct ObserverTests {
         #expect(!wasCalled)
     }
 
+    @Test func observersAddedWhileIdleHearTheirEventsInTheOrderAdded() {
+        // A BlockObserver without a didAttach block is appended at once while the procedure is idle; one with it
+        // goes through the event context to be told it was attached. Both hear what they named, in order.
+        let procedure = TestProcedure()
+        procedure.log.enabled = false
+        let heard = PKMutex<[String]>([])
+        procedure.addObserver(
+            BlockObserver<TestProcedure>(
+                didAttach: { _ in heard.withLock { $0.append("attach 1") } },
+                willExecute: { _, _ in heard.withLock { $0.append("will execute 1") } }))
+        procedure.addObserver(
+            BlockObserver<TestProcedure>(
+                willExecute: { _, _ in heard.withLock { $0.append("will execute 2") } },
+                didFinish: { _, _ in heard.withLock { $0.append("did finish 2") } }))
+        procedure.addObserver(
+            BlockObserver<TestProcedure>(didAttach: { _ in heard.withLock { $0.append("attach 3") } }))
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        #expect(
+            heard.withLock { $0 } == ["attach 1", "attach 3", "will execute 1", "will execute 2", "did finish 2"])
+    }
+
     @Test func observersAreReleasedAfterFinish() async {
         let leaks = LeakCheck()
         let procedure = TestProcedure()

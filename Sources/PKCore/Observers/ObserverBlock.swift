@@ -67,8 +67,16 @@ package struct ObserverEventKinds: OptionSet, Sendable {
 ///
 /// PERF(W12): a TimeoutObserver on every procedure made a will-finish token for each.
 package protocol EventSelectingObserver: ProcedureObserver {
-    /// The events this observer implements, read once, when it is attached.
+    /// The events this observer implements, read once, when it is attached. One that does not name did-attach may
+    /// be attached without its `didAttach(to:)` being called.
     var observedEvents: ObserverEventKinds { get }
+}
+
+extension EventSelectingObserver {
+    /// The ``observedEvents`` of `observer`, whose type is `Self` (found by casting `O.self`).
+    static func observedEvents<O: ProcedureObserver>(of observer: O) -> ObserverEventKinds {
+        unsafeBitCast(observer, to: Self.self).observedEvents
+    }
 }
 
 // MARK: - Typed blocks

@@ -70,7 +70,12 @@ struct AnyProcedureObserver: Sendable {
     }
 
     init<O: ProcedureObserver>(_ observer: O) {
-        observerKinds = (observer as? any EventSelectingObserver)?.observedEvents ?? .all
+        // PERF(W12): casting the metatype, not the value, puts no copy of the observer in an existential box.
+        if let selecting = O.self as? any EventSelectingObserver.Type {
+            observerKinds = selecting.observedEvents(of: observer)
+        } else {
+            observerKinds = .all
+        }
         if let synchronizer = observer.eventQueue {
             storage = .observer { event, procedure in
                 // The procedure's type was checked in `addObserver`, so the cast cannot fail.

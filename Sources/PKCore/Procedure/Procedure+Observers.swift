@@ -12,7 +12,9 @@ extension Procedure {
             log.warning("observer \(O.self) expects \(O.Procedure.self), not \(type(of: self)); not added")
             return
         }
-        submit(.attach(AnyProcedureObserver(observer)))
+        let observer = AnyProcedureObserver(observer)
+        // PERF(W12): one that has nothing to do when attached is appended like a block (a TimeoutObserver).
+        if observer.kinds.contains(.didAttach) || !appendWhileIdle(observer) { submit(.attach(observer)) }
     }
 
     /// Adds a block observer (see `ProcedureProtocol`'s `add…BlockObserver` methods), run inside `synchronizer`
@@ -22,11 +24,16 @@ extension Procedure {
     @usableFromInline
     final func addObserver(block: ObserverBlock, synchronizedWith synchronizer: (any ObserverSynchronizer)?) {
         let observer = AnyProcedureObserver(block, synchronizedWith: synchronizer)
-        let appended = storage.withLock { state -> Bool in
+        if !appendWhileIdle(observer) { submit(.attach(observer)) }
+    }
+
+    /// Appends `observer` if no event is under way or queued and the procedure has not finished, as attaching it
+    /// in the event context would, minus the did-attach call; returns whether it did.
+    private final func appendWhileIdle(_ observer: AnyProcedureObserver) -> Bool {
+        storage.withLock { state -> Bool in
             guard state.loop.isIdle, state.machine.state != .finished else { return false }
             state.observers.append(observer)
             return true
         }
-        if !appended { submit(.attach(observer)) }
     }
 }
