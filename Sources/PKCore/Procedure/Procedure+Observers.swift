@@ -13,8 +13,7 @@ extension Procedure {
             return
         }
         let observer = AnyProcedureObserver(observer)
-        // PERF(W12): one that has nothing to do when attached is appended like a block (a TimeoutObserver).
-        if observer.kinds.contains(.didAttach) || !appendWhileIdle(observer) { submit(.attach(observer)) }
+        if !appendWhileIdle(observer) { submit(.attach(observer)) }
     }
 
     /// Adds a block observer (see `ProcedureProtocol`'s `add…BlockObserver` methods), run inside `synchronizer`
@@ -27,10 +26,13 @@ extension Procedure {
         if !appendWhileIdle(observer) { submit(.attach(observer)) }
     }
 
-    /// Appends `observer` if no event is under way or queued and the procedure has not finished, as attaching it
-    /// in the event context would, minus the did-attach call; returns whether it did.
+    /// Appends `observer` if it has nothing to do when attached (a block, or an observer that does not name
+    /// did-attach), no event is under way or queued, and the procedure has not finished: what attaching it in the
+    /// event context would do. Returns whether it did.
+    // PERF(W12): a TimeoutObserver is appended here, with no event-context step.
     private final func appendWhileIdle(_ observer: AnyProcedureObserver) -> Bool {
-        storage.withLock { state -> Bool in
+        guard !observer.kinds.contains(.didAttach) else { return false }
+        return storage.withLock { state -> Bool in
             guard state.loop.isIdle, state.machine.state != .finished else { return false }
             state.observers.append(observer)
             return true
