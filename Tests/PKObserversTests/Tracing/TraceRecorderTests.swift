@@ -292,9 +292,16 @@ struct TraceRecorderTests {
     }
 
     @Test func aTraceObserverAttachedWhileTheQueueTracesTheProcedureTracesNothingMore() throws {
+        // Attached once it is executing on the queue's thread: attached before, the attach could make this
+        // thread drain its events, start included, and block in its execute() waiting for the gate below.
+        let started = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
-        let running = ClosureProcedure("Running") { _ in gate.wait() }
+        let running = ClosureProcedure("Running") { _ in
+            started.signal()
+            _ = gate.wait(timeout: .now() + hangTimeout)
+        }
         queue.add(procedure: running)
+        #expect(started.wait(timeout: .now() + hangTimeout) == .success)
         running.addObserver(TraceObserver(recorder: recorder))  // the recorder traces it already
         gate.signal()
         let trace = try #require(run([]))
