@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "PKTesting", targets: ["PKTesting"]),
         .library(name: "PKObservers", targets: ["PKObservers"]),
         .library(name: "PKNetwork", targets: ["PKNetwork"]),
+        // Durable procedures on PostgreSQL: empty unless the `Postgres` trait is enabled (see `traits` below).
+        .library(name: "PKPostgres", targets: ["PKPostgres"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
         .executable(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .executable(name: "WeatherReport", targets: ["WeatherReport"]),
@@ -24,6 +26,13 @@ let package = Package(
         .executable(name: "GracefulShutdown", targets: ["GracefulShutdown"]),
         .executable(name: "CapabilityGate", targets: ["CapabilityGate"]),
         .executable(name: "NetworkFetch", targets: ["NetworkFetch"]),
+        .executable(name: "DurableFleet", targets: ["DurableFleet"]),
+    ],
+    // `Postgres` builds PKPostgres against the system's libpq (Debian: libpq-dev). Off by default, so that the
+    // package builds and tests on a machine without libpq; users enable it on their dependency
+    // (`.package(url: ..., from: ..., traits: ["Postgres"])`) and we with `--traits Postgres` (Scripts/test.sh).
+    traits: [
+        .trait(name: "Postgres", description: "Builds PKPostgres (durable procedures on PostgreSQL) against libpq.")
     ],
     targets: [
         // MARK: - Libraries
@@ -36,6 +45,12 @@ let package = Package(
         .target(name: "PKTesting", dependencies: ["PKCore", "PKCapabilities"], swiftSettings: swiftSettings),
         .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(name: "PKNetwork", dependencies: ["PKCore", "PKObservers"], swiftSettings: swiftSettings),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Its code is under `#if Postgres`; without the trait the module is empty and libpq is not needed.
+        .target(
+            name: "PKPostgres",
+            dependencies: ["PKCore", "PKObservers", .target(name: "CLibPQ", condition: .when(traits: ["Postgres"]))],
+            swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
         .executableTarget(
@@ -64,6 +79,9 @@ let package = Package(
         .executableTarget(
             name: "NetworkFetch", dependencies: ["PKCore", "PKNetwork"], path: "Examples/NetworkFetch",
             swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "DurableFleet", dependencies: ["PKCore", "PKObservers", "PKPostgres"], path: "Examples/DurableFleet",
+            swiftSettings: swiftSettings),
 
         // MARK: - Tests
         .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
@@ -84,6 +102,10 @@ let package = Package(
         // The HTTP test server (a python3 script) is found through #filePath, not bundled as a resource.
         .testTarget(
             name: "PKNetworkTests", dependencies: ["PKNetwork", "PKObservers", "PKTesting"], exclude: ["Fixtures"],
+            swiftSettings: swiftSettings),
+        // Its suites run only when built with the `Postgres` trait and given a server (Scripts/postgres.sh).
+        .testTarget(
+            name: "PKPostgresTests", dependencies: ["PKPostgres", "PKObservers", "PKTesting", "DurableFleet"],
             swiftSettings: swiftSettings),
     ]
 )

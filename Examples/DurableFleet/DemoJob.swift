@@ -1,0 +1,77 @@
+#if Postgres
+    import Foundation
+    import PKCore
+    import PKPostgres
+    import Synchronization
+
+    /// What a demo job is asked to do.
+    struct DemoInput: Codable, Sendable {
+        /// The job's number in its graph.
+        var index: Int
+        /// How long the work takes, in milliseconds.
+        var workMilliseconds: Int
+        /// The chance that the first attempt fails.
+        var failRate: Double
+        /// The table its completion inserts a row into (`<schema>_demo.effects`).
+        var effectsTable: String
+    }
+
+    /// What a demo job reports.
+    struct DemoOutput: Codable, Sendable {
+        var index: Int
+        var attempt: Int
+    }
+
+    /// A demo job: sleeps a little, fails its first attempt with the asked probability, and, when it completes,
+    /// inserts one row into the demo `effects` table in its completing transaction, so that the report can count
+    /// completions that happened more than once (none should).
+    final class DemoJob: Procedure, DurableProcedure, @unchecked Sendable {
+        // @unchecked Sendable: the mutable state (`inputValue`, `outputValue`, `job`) is behind its Mutexes.
+        static let kind = "durable-fleet.demo"
+        private let inputValue = Mutex<Pending<DemoInput>>(.pending)
+        private let outputValue = Mutex<Pending<ProcedureResult<DemoOutput>>>(.pending)
+        private let job = Mutex<DurableJobInfo?>(nil)
+
+        var input: Pending<DemoInput> {
+            get { inputValue.withLock { $0 } }
+            set { inputValue.withLock { $0 = newValue } }
+        }
+
+        var output: Pending<ProcedureResult<DemoOutput>> {
+            get { outputValue.withLock { $0 } }
+            set { outputValue.withLock { $0 = newValue } }
+        }
+
+        required override init() { super.init() }
+
+        func willStartDurably(_ job: DurableJobInfo) {
+            self.job.withLock { $0 = job }
+            name = "demo \(job.id)"
+        }
+
+        override func execute() {
+            guard let input = input.value, let job = job.withLock({ $0 }) else {
+                finish(with: DurableError.invalidOption("the demo job has no input"))
+                return
+            }
+            if input.workMilliseconds > 0 { Thread.sleep(forTimeInterval: Double(input.workMilliseconds) / 1_000) }
+            if job.attempt == 1, input.failRate > 0, Double.random(in: 0..<1) < input.failRate {
+                finish(with: DemoFailure(index: input.index))
+                return
+            }
+            finish(withResult: .success(DemoOutput(index: input.index, attempt: job.attempt)))
+        }
+
+        func willCompleteDurably(_ job: DurableJobInfo, output: DemoOutput, in transaction: PostgresConnection) throws {
+            guard let table = input.value?.effectsTable else { return }
+            try transaction.execute(
+                "INSERT INTO \(table) (job_id, worker) VALUES ($1::bigint, $2)", [String(job.id.rawValue), job.workerName])
+        }
+    }
+
+    /// The failure a demo job's first attempt may have.
+    struct DemoFailure: Error, CustomStringConvertible {
+        let index: Int
+        var description: String { "demo job \(index) failed its first attempt on purpose" }
+    }
+#endif

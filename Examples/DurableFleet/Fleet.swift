@@ -1,0 +1,121 @@
+#if Postgres
+    import Foundation
+    import PKCore
+    import PKObservers
+    import PKPostgres
+
+    /// The three commands.
+    struct Fleet {
+        let options: FleetOptions
+        let queue: DurableQueue
+
+        init(_ options: FleetOptions) throws {
+            self.options = options
+            queue = try DurableQueue(connectionString: options.database, schema: options.schema)
+        }
+
+        private var effectsTable: String { "\(options.schema)_demo.effects" }
+
+        /// Creates the demo's effects table (idempotent; concurrent callers are serialised by a lock).
+        private func prepareEffects() throws {
+            try queue.withTransaction { connection in
+                try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", [effectsTable])
+                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(options.schema)_demo")
+                try connection.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(effectsTable) (
+                        seq bigserial PRIMARY KEY, job_id bigint NOT NULL, worker text NOT NULL,
+                        at timestamptz NOT NULL DEFAULT clock_timestamp())
+                    """)
+            }
+        }
+
+        func enqueue(jobs: Int, dag: Bool, failRate: Double, workMilliseconds: Int) throws {
+            try prepareEffects()
+            let graph = DurableGraph()
+            var nodes: [DurableGraph.Node] = []
+            let retry = DurableRetryPolicy(maxAttempts: 5, wait: .constant(0.05))
+            for index in 0..<jobs {
+                var after: [DurableGraph.Node] = []
+                if dag, index > 0 {
+                    for _ in 0..<Int.random(in: 0...min(3, index)) { after.append(nodes[Int.random(in: 0..<index)]) }
+                }
+                let input = DemoInput(
+                    index: index, workMilliseconds: workMilliseconds, failRate: failRate, effectsTable: effectsTable)
+                nodes.append(graph.add(DemoJob.self, input: input, options: DurableJobOptions(retry: retry), after: after))
+            }
+            let enqueued = try queue.enqueue(graph)
+            say("graph \(enqueued.id.rawValue)")
+        }
+
+        func work(name: String, concurrency: Int, leaseMilliseconds: Int) throws {
+            try prepareEffects()
+            try queue.register(DemoJob.self)
+            let coordinator = ShutdownCoordinator.shared
+            coordinator.gracePeriod = .seconds(5)
+            coordinator.cancellationPeriod = .seconds(2)
+            coordinator.handleSignals([SIGTERM, SIGINT])
+            let worker = try DurableWorker(
+                queue: queue, name: name, concurrency: concurrency, leaseDuration: .milliseconds(leaseMilliseconds),
+                pollInterval: .milliseconds(500), shutdownCoordinator: coordinator)
+            try worker.start()
+            say("worker \(name) ready pid=\(getpid())")
+            let report = coordinator.syncWaitForShutdown()
+            let stopped = worker.syncWaitUntilStopped(timeout: .seconds(10))
+            let statistics = worker.statistics
+            say(
+                "worker \(name) stopped=\(stopped) claimed=\(statistics.claimed) completed=\(statistics.completed) "
+                    + "failed=\(statistics.failed) released=\(statistics.released) "
+                    + "leasesLost=\(statistics.leasesLost) reaped=\(statistics.reaped) shutdown=\(report.reason)")
+        }
+
+        func report(json: Bool) throws {
+            try prepareEffects()
+            let schema = options.schema
+            let kind = DemoJob.kind
+            let (states, effects, duplicates, violations) = try queue.withTransaction { connection in
+                var states: [String: Int] = [:]
+                for row in try connection.execute(
+                    "SELECT state, count(*) AS n FROM \(schema).jobs WHERE kind = $1 GROUP BY state", [kind]
+                ).rows {
+                    states[row["state"] ?? "?"] = Int(try row.int64("n"))
+                }
+                let effects = try connection.execute("SELECT count(*) AS n FROM \(effectsTable)").rows.first?.int64("n")
+                let duplicates = try connection.execute(
+                    "SELECT count(*) AS n FROM (SELECT job_id FROM \(effectsTable) GROUP BY job_id HAVING count(*) > 1) d"
+                ).rows.first?.int64("n")
+                // A dependent's effect must come after each dependency's (sequence order is commit order here:
+                // a dependent is claimed only after its dependency's completing transaction committed).
+                let violations = try connection.execute(
+                    """
+                    SELECT count(DISTINCT d.job_id) AS n
+                    FROM \(schema).dependencies d
+                    JOIN \(effectsTable) mine ON mine.job_id = d.job_id
+                    LEFT JOIN \(effectsTable) theirs ON theirs.job_id = d.depends_on
+                    JOIN \(schema).jobs dependent ON dependent.id = d.job_id AND dependent.kind = $1
+                    WHERE theirs.seq IS NULL OR theirs.seq > mine.seq
+                    """, [kind]
+                ).rows.first?.int64("n")
+                return (states, effects ?? 0, duplicates ?? 0, violations ?? 0)
+            }
+            let total = states.values.reduce(0, +)
+            if json {
+                let stateList = states.keys.sorted().map { "\"\($0)\":\(states[$0]!)" }.joined(separator: ",")
+                say(
+                    "{\"total\":\(total),\"states\":{\(stateList)},\"effects\":\(effects),"
+                        + "\"duplicateEffects\":\(duplicates),\"orderViolations\":\(violations)}")
+            } else {
+                say("total \(total)")
+                for state in states.keys.sorted() { print("  \(state): \(states[state]!)") }
+                say("effects \(effects), duplicate effects \(duplicates), order violations \(violations)")
+            }
+        }
+    }
+#endif
+
+#if Postgres
+    /// Writes a line to standard output at once (a pipe would buffer `print`).
+    func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+#endif

@@ -1,0 +1,46 @@
+// DurableFleet: durable procedures on PostgreSQL, run by a fleet of worker processes.
+//
+//   DurableFleet --database "<libpq connection string>" [--schema NAME] enqueue --jobs N [--dag] [--fail-rate P]
+//                [--work-ms M]
+//   DurableFleet --database ... work --worker NAME [--concurrency K] [--lease-ms L]
+//   DurableFleet --database ... report [--json]
+//
+// `enqueue` prints "graph <id>"; `work` prints "worker <name> ready" and runs until SIGTERM or SIGINT, then shuts
+// down gracefully; `report --json` prints {"total":…,"states":{…},"effects":…,"duplicateEffects":…,
+// "orderViolations":…}. Every demo job, when it completes, inserts one row into the demo effects table in its
+// completing transaction: `duplicateEffects` counts jobs with more than one row (completion is exactly-once, so
+// it stays 0 even when a killed worker's jobs run again) and `orderViolations` counts jobs whose effect came
+// before one of their dependencies'. Exit status 64 for a bad command line, 69 without the Postgres trait.
+import Foundation
+
+#if Postgres
+    import PKCore
+    import PKObservers
+    import PKPostgres
+
+    let options: FleetOptions
+    do {
+        options = try FleetOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+        FileHandle.standardError.write(Data("DurableFleet: \(error)\n\n\(FleetOptions.usage)\n".utf8))
+        exit(64)
+    }
+
+    do {
+        switch options.command {
+        case .enqueue(let jobs, let dag, let failRate, let workMilliseconds):
+            try Fleet(options).enqueue(jobs: jobs, dag: dag, failRate: failRate, workMilliseconds: workMilliseconds)
+        case .work(let worker, let concurrency, let leaseMilliseconds):
+            try Fleet(options).work(name: worker, concurrency: concurrency, leaseMilliseconds: leaseMilliseconds)
+        case .report(let json):
+            try Fleet(options).report(json: json)
+        }
+    } catch {
+        FileHandle.standardError.write(Data("DurableFleet: \(error)\n".utf8))
+        exit(1)
+    }
+#else
+    FileHandle.standardError.write(
+        Data("DurableFleet: built without the Postgres trait; build with `swift build --traits Postgres`\n".utf8))
+    exit(69)
+#endif

@@ -1,0 +1,69 @@
+#if Postgres
+    import Foundation
+
+    /// How a durable job is scheduled: priority, start time, uniqueness, dependencies, retries and mutual
+    /// exclusion.
+    public struct DurableJobOptions: Sendable, Hashable {
+        /// Higher runs first among available jobs (default 0).
+        public var priority: Int32
+        /// The earliest time the job may start; `nil` is now. A job starts within the worker's poll interval of it.
+        public var runAt: Date?
+        /// A key unique among all jobs kept in the table: enqueueing a second job with the same key returns the
+        /// first one's id and stores nothing (`ON CONFLICT`). Pruning a finished job frees its key.
+        public var uniqueKey: String?
+        /// Jobs that must finish before this one becomes available.
+        public var dependencies: [JobID]
+        /// When `true`, a failed or cancelled dependency counts as finished; when `false` (the default, as PKCore's
+        /// `NoFailedDependenciesCondition`) it cancels this job, and so its own dependents, transitively.
+        public var ignoreFailedDependencies: Bool
+        /// A dependency whose output is this job's input, instead of an input given at enqueue: the durable
+        /// `injectResult(from:)`. It is added to ``dependencies`` if missing.
+        public var inputFrom: JobID?
+        /// Attempts and waits between them.
+        public var retry: DurableRetryPolicy
+        /// Mutual-exclusion categories honoured by every worker of the database: at most one job holding any of
+        /// them runs at a time, fleet-wide (PKCore's `MutuallyExclusive`).
+        public var exclusiveCategories: [String]
+
+        /// Creates options; the defaults run the job once, now, at priority 0.
+        public init(
+            priority: Int32 = 0, runAt: Date? = nil, uniqueKey: String? = nil, dependencies: [JobID] = [],
+            ignoreFailedDependencies: Bool = false, inputFrom: JobID? = nil, retry: DurableRetryPolicy = .never,
+            exclusiveCategories: [String] = []
+        ) {
+            self.priority = priority
+            self.runAt = runAt
+            self.uniqueKey = uniqueKey
+            self.dependencies = dependencies
+            self.ignoreFailedDependencies = ignoreFailedDependencies
+            self.inputFrom = inputFrom
+            self.retry = retry
+            self.exclusiveCategories = exclusiveCategories
+        }
+
+        /// Options that start the job `delay` seconds from now.
+        public static func delayed(by delay: TimeInterval) -> DurableJobOptions {
+            DurableJobOptions(runAt: Date().addingTimeInterval(delay.isFinite ? max(0, delay) : 86_400 * 365 * 100))
+        }
+
+        /// The dependencies with ``inputFrom`` added, without duplicates, in order.
+        var allDependencies: [JobID] {
+            var seen = Set<JobID>()
+            return (dependencies + (inputFrom.map { [$0] } ?? [])).filter { seen.insert($0).inserted }
+        }
+
+        /// Throws when an option cannot be stored.
+        func validate() throws {
+            try retry.validate()
+            if let runAt, !runAt.timeIntervalSince1970.isFinite {
+                throw DurableError.invalidOption("runAt must be a finite date")
+            }
+            if let uniqueKey, uniqueKey.isEmpty || uniqueKey.utf8.count > 1_000 {
+                throw DurableError.invalidOption("uniqueKey must have 1 to 1,000 bytes")
+            }
+            for category in exclusiveCategories where category.isEmpty || category.utf8.count > 200 {
+                throw DurableError.invalidOption("an exclusive category must have 1 to 200 bytes")
+            }
+        }
+    }
+#endif

@@ -1,0 +1,69 @@
+#if Postgres
+    import PKCore
+
+    /// A procedure that can run as a durable job: its input and output are `Codable`, and it has a stable
+    /// ``kind`` name under which jobs of it are stored.
+    ///
+    /// A worker creates one with `init()`, sets its `input` from the stored job, adds it to a local
+    /// `ProcedureQueue` (observers, conditions, timeouts and logging work as usual), and stores its output or
+    /// errors when it finishes.
+    ///
+    /// **Execution is at-least-once.** A worker that crashes or loses its lease mid-job leaves the job to be run
+    /// again, so `execute()` may run more than once for one job; completion happens exactly once. Make the work
+    /// idempotent, keyed by the job's id (``willStartDurably(_:)`` tells it), or commit its database changes in
+    /// the completing transaction (``willCompleteDurably(_:output:in:)``), which is fenced: it commits only while
+    /// this worker still holds the job.
+    ///
+    /// ```swift
+    /// final class Resize: Procedure, DurableProcedure {
+    ///     static let kind = "images.resize"
+    ///     var input: Pending<ResizeRequest> = .pending
+    ///     var output: Pending<ProcedureResult<ResizedImage>> = .pending
+    ///     override func execute() { … finish(withResult: .success(image)) }
+    /// }
+    /// ```
+    public protocol DurableProcedure: InputProcedure, OutputProcedure
+    where Input: Codable & Sendable, Output: Codable & Sendable {
+        /// The stable name jobs of this type are stored under. Keep it when you rename the type; workers claim only
+        /// the kinds they registered, so old and new code can run side by side during a deploy.
+        static var kind: String { get }
+
+        /// Creates a procedure for a job; the worker sets its `input` before adding it to a queue.
+        init()
+
+        /// Called on the worker before the procedure is added to its queue, with the job it runs. The default
+        /// does nothing; keep `job.id` when the work needs an idempotency key.
+        func willStartDurably(_ job: DurableJobInfo)
+
+        /// Called on the worker's database thread inside the transaction that marks the job completed, after the
+        /// fencing check passed: changes made here through `transaction` commit together with the completion, or
+        /// not at all. Throwing rolls both back and fails the attempt. The default does nothing.
+        func willCompleteDurably(_ job: DurableJobInfo, output: Output, in transaction: PostgresConnection) throws
+    }
+
+    extension DurableProcedure {
+        /// Does nothing.
+        public func willStartDurably(_ job: DurableJobInfo) {}
+
+        /// Does nothing.
+        public func willCompleteDurably(_ job: DurableJobInfo, output: Output, in transaction: PostgresConnection)
+            throws
+        {}
+    }
+
+    /// What a worker tells a ``DurableProcedure`` about the job it runs.
+    public struct DurableJobInfo: Sendable, Hashable {
+        /// The job: the natural idempotency key.
+        public let id: JobID
+        /// The kind.
+        public let kind: String
+        /// This attempt, 1 for the first.
+        public let attempt: Int
+        /// The most attempts allowed.
+        public let maxAttempts: Int
+        /// The graph the job belongs to, if any.
+        public let graph: GraphID?
+        /// The worker running it.
+        public let workerName: String
+    }
+#endif

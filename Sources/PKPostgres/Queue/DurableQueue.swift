@@ -1,0 +1,287 @@
+#if Postgres
+    import Foundation
+    import PKCore
+
+    /// A queue of durable jobs kept in PostgreSQL: procedures that survive restarts and crashes and run on any
+    /// number of worker processes (``DurableWorker``).
+    ///
+    /// ```swift
+    /// let queue = DurableQueue(connectionString: "postgresql://app@db/app")
+    /// queue.register(Resize.self)                         // on workers: the kinds they run
+    /// let id = try await queue.enqueue(Resize.self, input: request)
+    /// let image = try await queue.result(of: id, as: Resize.self)
+    /// ```
+    ///
+    /// The first use creates the schema (``schema``, `procedurekit` by default) and its tables, or migrates them,
+    /// safely from many processes at once. Thread-safe: every member may be called from any thread. Synchronous
+    /// members block the caller on a database round trip and are unavailable from `async` code, which has
+    /// `async` overloads; none of them runs libpq on the cooperative pool.
+    public final class DurableQueue: Sendable {
+        /// The PostgreSQL schema holding the queue's tables.
+        public let schema: String
+
+        let store: DurableStore
+        let connectionString: String
+        private let lane: DatabaseLane
+        private let registry = PKMutex<[String: DurableKind]>([:])
+        let migrator: Migrator
+        let watcher: JobWatcher
+
+        /// Creates a queue over the database `connectionString` names (anything libpq accepts), in `schema`.
+        ///
+        /// Nothing connects until the first use.
+        ///
+        /// - Throws: ``DurableError/invalidSchemaName(_:)`` unless `schema` is lower-case letters, digits and `_`.
+        public init(connectionString: String, schema: String = "procedurekit") throws {
+            let validated = try DurableSchema(schema)
+            self.schema = schema
+            self.connectionString = connectionString
+            store = DurableStore(schema: validated)
+            lane = DatabaseLane(label: "PKPostgres.DurableQueue.\(schema)", connectionString: connectionString)
+            let migrator = Migrator(schema: validated)
+            self.migrator = migrator
+            watcher = JobWatcher(connectionString: connectionString, store: store) { try migrator.ensure($0) }
+        }
+
+        deinit {
+            lane.close()
+        }
+
+        // MARK: - Registration
+
+        /// Registers `type`, so that workers of this queue claim and run jobs of its kind.
+        ///
+        /// - Throws: ``DurableError/duplicateKind(_:)`` when another type is registered under its kind.
+        public func register<P: DurableProcedure>(_ type: P.Type) throws {
+            let kind = TypedDurableRun<P>.kind()
+            try registry.withLock { registry in
+                guard registry[P.kind] == nil else { throw DurableError.duplicateKind(P.kind) }
+                registry[P.kind] = kind
+            }
+        }
+
+        /// The kinds registered, sorted.
+        public var registeredKinds: [String] { registry.withLock { $0.keys.sorted() } }
+
+        func kind(named name: String) -> DurableKind? { registry.withLock { $0[name] } }
+
+        // MARK: - Schema
+
+        /// Creates or migrates the schema now instead of at first use.
+        public func migrate() async throws {
+            try await lane.run { [self] connection in try migrateOnce(connection) }
+        }
+
+        func migrateOnce(_ connection: PostgresConnection) throws {
+            try migrator.ensure(connection)
+        }
+
+        // MARK: - Enqueue
+
+        /// Enqueues a job of `type` with `input`, in a transaction of its own, and returns its id (or, when
+        /// `options.uniqueKey` is taken, the id of the job holding it).
+        ///
+        /// - Throws: ``DurableError`` for bad options, an unencodable input or an unknown dependency;
+        ///   ``PostgresError`` when the database fails.
+        @available(*, noasync, message: "blocks on the database; use the async overload")
+        public func enqueue<P: DurableProcedure>(
+            _ type: P.Type, input: P.Input, options: DurableJobOptions = DurableJobOptions()
+        ) throws -> JobID {
+            let job = try newJob(type, input: input, options: options)
+            return try lane.sync { connection in
+                try migrateOnce(connection)
+                return try connection.transaction { try store.insert(job, $0) }
+            }
+        }
+
+        /// Enqueues a job of `type` with `input`, in a transaction of its own; see the synchronous overload.
+        public func enqueue<P: DurableProcedure>(
+            _ type: P.Type, input: P.Input, options: DurableJobOptions = DurableJobOptions()
+        ) async throws -> JobID {
+            let job = try newJob(type, input: input, options: options)
+            return try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                return try connection.transaction { try store.insert(job, $0) }
+            }
+        }
+
+        /// Enqueues a job inside the caller's transaction (``withTransaction(_:)``), so that it exists only if the
+        /// caller's own changes commit.
+        public func enqueue<P: DurableProcedure>(
+            _ type: P.Type, input: P.Input, options: DurableJobOptions = DurableJobOptions(),
+            in transaction: PostgresConnection
+        ) throws -> JobID {
+            let job = try newJob(type, input: input, options: options)
+            try migrateOnce(transaction)
+            return try transaction.transaction { try store.insert(job, $0) }
+        }
+
+        /// Enqueues every job of `graph` in one transaction, under a new graph id.
+        @available(*, noasync, message: "blocks on the database; use the async overload")
+        public func enqueue(_ graph: DurableGraph) throws -> EnqueuedGraph {
+            let entries = try graphEntries(graph)
+            return try lane.sync { connection in
+                try migrateOnce(connection)
+                return try connection.transaction { try insertGraph(entries, $0) }
+            }
+        }
+
+        /// Enqueues every job of `graph` in one transaction, under a new graph id.
+        public func enqueue(_ graph: DurableGraph) async throws -> EnqueuedGraph {
+            let entries = try graphEntries(graph)
+            return try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                return try connection.transaction { try insertGraph(entries, $0) }
+            }
+        }
+
+        /// Enqueues every job of `graph` inside the caller's transaction.
+        public func enqueue(_ graph: DurableGraph, in transaction: PostgresConnection) throws -> EnqueuedGraph {
+            let entries = try graphEntries(graph)
+            try migrateOnce(transaction)
+            return try transaction.transaction { try insertGraph(entries, $0) }
+        }
+
+        /// Runs `body` in a transaction on a connection of the queue's, blocking the caller: enqueue jobs in it
+        /// together with your own changes (`enqueue(_:input:options:in:)`). It commits when `body` returns.
+        @available(*, noasync, message: "blocks on the database; use the async overload")
+        public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+            try lane.sync { connection in
+                try migrateOnce(connection)
+                return try connection.transaction(body)
+            }
+        }
+
+        /// Runs `body` in a transaction on a connection of the queue's, on the queue's database thread.
+        public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T)
+            async throws -> T
+        {
+            try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                return try connection.transaction(body)
+            }
+        }
+
+        private func newJob<P: DurableProcedure>(_ type: P.Type, input: P.Input, options: DurableJobOptions) throws
+            -> DurableStore.NewJob
+        {
+            try options.validate()
+            return DurableStore.NewJob(kind: P.kind, input: try DurableCoding.encode(input), options: options, graph: nil)
+        }
+
+        private func graphEntries(_ graph: DurableGraph) throws -> [DurableGraph.Entry] {
+            if let problem = graph.problems.first { throw problem }
+            for entry in graph.entries { try entry.options.validate() }
+            return graph.entries
+        }
+
+        private func insertGraph(_ entries: [DurableGraph.Entry], _ connection: PostgresConnection) throws
+            -> EnqueuedGraph
+        {
+            let graph = try store.newGraph(connection)
+            var ids: [JobID] = []
+            ids.reserveCapacity(entries.count)
+            for entry in entries {
+                var options = entry.options
+                options.dependencies += entry.after.map { ids[$0.index] }
+                if let source = entry.inputFrom { options.inputFrom = ids[source.index] }
+                ids.append(
+                    try store.insert(
+                        DurableStore.NewJob(kind: entry.kind, input: entry.input, options: options, graph: graph),
+                        connection))
+            }
+            return EnqueuedGraph(id: graph, jobs: ids)
+        }
+
+        // MARK: - Cancellation
+
+        /// Cancels a job: at once when it has not started (its dependents are cancelled too, unless they ignore
+        /// failed dependencies); when it runs, its worker cancels its procedure within moments (notified at
+        /// once, and at the next heartbeat at the latest) and records it cancelled. Returns the state after the
+        /// request: ``JobState/running`` while the worker has yet to act, a final state otherwise.
+        @available(*, noasync, message: "blocks on the database; use the async overload")
+        public func cancel(_ id: JobID) throws -> JobState {
+            try lane.sync { connection in
+                try migrateOnce(connection)
+                return try store.cancel(id, reason: "cancelled by request", connection)
+            }
+        }
+
+        /// Cancels a job; see the synchronous overload.
+        public func cancel(_ id: JobID) async throws -> JobState {
+            try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                return try store.cancel(id, reason: "cancelled by request", connection)
+            }
+        }
+
+        // MARK: - Queries
+
+        /// The job as the database holds it now.
+        ///
+        /// - Throws: ``DurableError/jobNotFound(_:)``.
+        public func job(_ id: JobID) async throws -> DurableJobSnapshot {
+            try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                guard let snapshot = try store.snapshot(of: id, connection) else { throw DurableError.jobNotFound(id) }
+                return snapshot
+            }
+        }
+
+        /// How many jobs of `graph` are in each state now.
+        public func graph(_ graph: GraphID) async throws -> DurableGraphSummary {
+            try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                return DurableGraphSummary(id: graph, counts: try store.graphCounts(graph, connection))
+            }
+        }
+
+        /// Suspends until the job is in a final state, and returns it. Cancelling the awaiting task stops the wait
+        /// (with `CancellationError`), not the job.
+        public func waitUntilFinished(_ id: JobID) async throws -> DurableJobSnapshot {
+            try await watcher.wait(for: id)
+        }
+
+        /// Suspends until every job of `graph` is in a final state, and returns the counts.
+        public func waitUntilFinished(graph: GraphID) async throws -> DurableGraphSummary {
+            while true {
+                let summary = try await self.graph(graph)
+                if summary.isFinished { return summary }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+
+        /// Suspends until the job finishes, and returns its output decoded as `type`'s `Output`.
+        ///
+        /// - Throws: ``DurableError/jobFailed(_:errors:)`` or ``DurableError/jobCancelled(_:errors:)`` with the
+        ///   job's error history; ``DurableError/undecodableOutput(_:reason:)``; `CancellationError` when the
+        ///   awaiting task is cancelled (the job goes on).
+        public func result<P: DurableProcedure>(of id: JobID, as type: P.Type) async throws -> P.Output {
+            let snapshot = try await waitUntilFinished(id)
+            switch snapshot.state {
+            case .completed:
+                do {
+                    return try JSONDecoder().decode(P.Output.self, from: Data((snapshot.outputJSON ?? "null").utf8))
+                } catch {
+                    throw DurableError.undecodableOutput(id, reason: "\(error)")
+                }
+            case .cancelled:
+                throw DurableError.jobCancelled(id, errors: snapshot.errors)
+            case .failed, .blocked, .available, .running:
+                throw DurableError.jobFailed(id, errors: snapshot.errors)
+            }
+        }
+
+        // MARK: - Operations
+
+        /// Deletes jobs that finished more than `age` ago, except those an unfinished job still depends on, and
+        /// returns how many. Their unique keys become free.
+        public func prune(finishedBefore age: Duration) async throws -> Int {
+            let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
+            return try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                return try store.prune(olderThan: max(0, seconds), connection)
+            }
+        }
+    }
+#endif
