@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests, PKObserversTests, PKCapabilitiesTests and
-# PKNetworkTests under ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented build never
+# Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests, PKObserversTests, PKCapabilitiesTests,
+# PKNetworkTests and PKPostgresTests (when PostgreSQL is here: Scripts/postgres-env.sh) under ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented build never
 # replaces the normal one.
 #
 # Usage: Scripts/test-tsan.sh [filter] [more arguments for `swift test`]
@@ -12,8 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests|PKNetworkTests}"
+filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests|PKNetworkTests|PKPostgresTests}"
 if (($# > 0)); then shift; fi
+
+# shellcheck source=Scripts/postgres-env.sh
+source Scripts/postgres-env.sh
 
 printf '\n==> Run the tests under ThreadSanitizer (filter: %s)\n' "$filter"
 # PK_TSAN swaps Synchronization.Mutex (futex-based, invisible to the sanitizer on Linux) for a pthread mutex.
@@ -22,4 +25,5 @@ printf '\n==> Run the tests under ThreadSanitizer (filter: %s)\n' "$filter"
 # out (in CI an async test's child task did not start for 20 s). The debug run (Scripts/test.sh) stays parallel.
 # Races inside a test (the stress suites spawn their own threads) are what the sanitizer is for.
 swift test --sanitize=thread -Xswiftc -DPK_TSAN --scratch-path "${SCRATCH_PATH:-.build-tsan}" --no-parallel \
+    ${traits[@]+"${traits[@]}"} \
     --filter "$filter" "$@"

@@ -65,7 +65,8 @@
         func willCompleteDurably(_ job: DurableJobInfo, output: DemoOutput, in transaction: PostgresConnection) throws {
             guard let table = input.value?.effectsTable else { return }
             try transaction.execute(
-                "INSERT INTO \(table) (job_id, worker) VALUES ($1::bigint, $2)", [String(job.id.rawValue), job.workerName])
+                "INSERT INTO \(table) (job_id, worker) VALUES ($1::bigint, $2)",
+                [String(job.id.rawValue), job.workerName])
         }
     }
 

@@ -42,7 +42,8 @@
                 }
                 let input = DemoInput(
                     index: index, workMilliseconds: workMilliseconds, failRate: failRate, effectsTable: effectsTable)
-                nodes.append(graph.add(DemoJob.self, input: input, options: DurableJobOptions(retry: retry), after: after))
+                nodes.append(
+                    graph.add(DemoJob.self, input: input, options: DurableJobOptions(retry: retry), after: after))
             }
             let enqueued = try queue.enqueue(graph)
             say("graph \(enqueued.id.rawValue)")

@@ -79,11 +79,16 @@
             let copies = parameters.map { $0.map { strdup($0) } ?? nil }
             defer { for copy in copies { free(copy) } }
             // Without parameters, PQexec: it also runs several statements separated by semicolons (migrations).
-            let result: OpaquePointer? = copies.isEmpty ? PQexec(connection, sql) : copies.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) {
-                    PQexecParams(connection, sql, Int32(copies.count), nil, copies.isEmpty ? nil : $0, nil, nil, 0)
+            let result: OpaquePointer? =
+                copies.isEmpty
+                ? PQexec(connection, sql)
+                : copies.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress!.withMemoryRebound(
+                        to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)
+                    ) {
+                        PQexecParams(connection, sql, Int32(copies.count), nil, copies.isEmpty ? nil : $0, nil, nil, 0)
+                    }
                 }
-            }
             guard let result else { throw lostOrFailed(connection) }
             defer { PQclear(result) }
             switch PQresultStatus(result) {

@@ -33,7 +33,8 @@
             case "t": return true
             case "f": return false
             case let other:
-                throw PostgresError(kind: .unexpectedResult, message: "column \(column) is not a boolean: \(other ?? "NULL")")
+                throw PostgresError(
+                    kind: .unexpectedResult, message: "column \(column) is not a boolean: \(other ?? "NULL")")
             }
         }
     }

@@ -166,7 +166,8 @@
             -> DurableStore.NewJob
         {
             try options.validate()
-            return DurableStore.NewJob(kind: P.kind, input: try DurableCoding.encode(input), options: options, graph: nil)
+            return DurableStore.NewJob(
+                kind: P.kind, input: try DurableCoding.encode(input), options: options, graph: nil)
         }
 
         private func graphEntries(_ graph: DurableGraph) throws -> [DurableGraph.Entry] {

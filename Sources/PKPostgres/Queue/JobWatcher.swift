@@ -21,7 +21,10 @@
         private let store: DurableStore
         private let migrate: @Sendable (PostgresConnection) throws -> Void
 
-        init(connectionString: String, store: DurableStore, migrate: @escaping @Sendable (PostgresConnection) throws -> Void) {
+        init(
+            connectionString: String, store: DurableStore,
+            migrate: @escaping @Sendable (PostgresConnection) throws -> Void
+        ) {
             self.connectionString = connectionString
             self.store = store
             self.migrate = migrate
@@ -105,7 +108,9 @@
         }
 
         private func resolveAll(_ id: JobID, with result: Result<DurableJobSnapshot, any Error>) {
-            let continuations = state.withLock { state in state.waiters.removeValue(forKey: id).map { Array($0.values) } ?? [] }
+            let continuations = state.withLock { state in
+                state.waiters.removeValue(forKey: id).map { Array($0.values) } ?? []
+            }
             for continuation in continuations { continuation.resume(with: result) }
         }
     }

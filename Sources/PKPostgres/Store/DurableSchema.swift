@@ -10,7 +10,8 @@
 
         init(_ name: String) throws {
             let allowed = name.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
-            guard !name.isEmpty, name.utf8.count <= 40, allowed, let first = name.utf8.first, !(first >= 48 && first <= 57)
+            guard !name.isEmpty, name.utf8.count <= 40, allowed, let first = name.utf8.first,
+                !(first >= 48 && first <= 57)
             else { throw DurableError.invalidSchemaName(name) }
             self.name = name
         }
@@ -93,9 +94,10 @@
                     CREATE TABLE IF NOT EXISTS \(name).schema_versions (
                         version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
                     """)
-                let current = try connection.execute(
-                    "SELECT coalesce(max(version), 0) AS version FROM \(name).schema_versions"
-                ).rows.first?.int64("version") ?? 0
+                let current =
+                    try connection.execute(
+                        "SELECT coalesce(max(version), 0) AS version FROM \(name).schema_versions"
+                    ).rows.first?.int64("version") ?? 0
                 guard current <= migrations.count else {
                     throw DurableError.invalidOption(
                         "the schema \(name) is at version \(current), newer than this library's \(migrations.count)")

@@ -47,7 +47,9 @@
                     [DurableSchema.integerArray(dependencies.map(\.rawValue))]
                 ).rows
                 let states = try Dictionary(
-                    rows.map { (JobID(rawValue: try $0.int64("id")), JobState(rawValue: $0["state"] ?? "") ?? .blocked) },
+                    rows.map {
+                        (JobID(rawValue: try $0.int64("id")), JobState(rawValue: $0["state"] ?? "") ?? .blocked)
+                    },
                     uniquingKeysWith: { first, _ in first })
                 for dependency in dependencies {
                     guard let state = states[dependency] else { throw DurableError.unknownDependency(dependency) }
@@ -199,9 +201,10 @@
         /// Records a failed attempt; call inside a transaction. The job goes back to `available` after `delay`
         /// seconds while attempts remain and `permanent` is false, else to `failed`, cancelling its dependents.
         /// Returns the new state, or `nil` when the lease is no longer this token's.
-        func fail(_ id: JobID, token: Int64, error: String, delay: TimeInterval, permanent: Bool,
-                  _ connection: PostgresConnection) throws -> JobState?
-        {
+        func fail(
+            _ id: JobID, token: Int64, error: String, delay: TimeInterval, permanent: Bool,
+            _ connection: PostgresConnection
+        ) throws -> JobState? {
             let row = try connection.execute(
                 """
                 UPDATE \(schema.jobs) SET
@@ -287,9 +290,10 @@
         /// many it handled, or `nil` when another process is reaping.
         func reapExpiredLeases(_ connection: PostgresConnection) throws -> Int? {
             try connection.transaction { connection in
-                let locked = try connection.execute(
-                    "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [schema.reaperLockKey]
-                ).rows.first?.bool("locked") ?? false
+                let locked =
+                    try connection.execute(
+                        "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [schema.reaperLockKey]
+                    ).rows.first?.bool("locked") ?? false
                 guard locked else { return nil }
                 let rows = try connection.execute(
                     """
@@ -344,9 +348,10 @@
                     try notify(schema.cancelChannel, String(id.rawValue), connection)
                     return .running
                 }
-                guard let row = try connection.execute(
-                    "SELECT state FROM \(schema.jobs) WHERE id = $1::bigint", [String(id.rawValue)]
-                ).rows.first, let state = JobState(rawValue: row["state"] ?? "")
+                guard
+                    let row = try connection.execute(
+                        "SELECT state FROM \(schema.jobs) WHERE id = $1::bigint", [String(id.rawValue)]
+                    ).rows.first, let state = JobState(rawValue: row["state"] ?? "")
                 else { throw DurableError.jobNotFound(id) }
                 return state
             }
@@ -415,7 +420,9 @@
                     RETURNING j.kind, j.state
                     """, [String(job.rawValue), ok ? "true" : "false"]
                 ).rows
-                for row in ready where row["state"] == JobState.available.rawValue { released.insert(row["kind"] ?? "") }
+                for row in ready where row["state"] == JobState.available.rawValue {
+                    released.insert(row["kind"] ?? "")
+                }
                 guard !ok else { continue }
                 let cancelled = try connection.execute(
                     """

@@ -91,7 +91,8 @@
                 procedureFinished(job, info: info, run: run, cancelled: procedure.isCancelled, errors: errors)
             }
             if let coordinator {
-                procedure.addObserver(BackgroundObserver(cancelProcedure: .whenGracePeriodExpires, coordinator: coordinator))
+                procedure.addObserver(
+                    BackgroundObserver(cancelProcedure: .whenGracePeriodExpires, coordinator: coordinator))
             }
             procedureQueue.add(procedure: procedure)
         }

@@ -46,6 +46,14 @@
             outcomeLane.queue.async { [self] in record(outcome, for: job, info: info, run: run) }
         }
 
+        /// Counts an outcome under `recorded` when it was recorded, else under `otherwise`.
+        private func tally(
+            _ wasRecorded: Bool, _ recorded: WritableKeyPath<Statistics, Int>,
+            else otherwise: WritableKeyPath<Statistics, Int>
+        ) {
+            counters.withLock { $0[keyPath: wasRecorded ? recorded : otherwise] += 1 }
+        }
+
         private static func isShutdownError(_ error: any Error) -> Bool {
             if let error = error as? DurableError, error == .workerShuttingDown { return true }
             guard let error = error as? ProcedureKitError else { return false }
@@ -54,7 +62,8 @@
 
         /// Records `outcome` (on the outcome thread), retrying while the database is unreachable, then frees the
         /// job's slot.
-        func record(_ outcome: Outcome, for job: DurableStore.ClaimedJob, info: DurableJobInfo, run: (any DurableRun)?) {
+        func record(_ outcome: Outcome, for job: DurableStore.ClaimedJob, info: DurableJobInfo, run: (any DurableRun)?)
+        {
             var outcome = outcome
             let deadline = ContinuousClock.now + leaseDuration * 3
             var backoff = 0.05
@@ -100,7 +109,7 @@
                         do { try run?.willComplete(info, connection) } catch { throw HookFailed(error: error) }
                         return true
                     }
-                    counters.withLock { recorded ? ($0.completed += 1) : ($0.leasesLost += 1) }
+                    tally(recorded, \.completed, else: \.leasesLost)
                     if !recorded { log(.warning, "\(job.id) finished after its lease was lost; outcome discarded") }
                     return nil
                 } catch let failure as HookFailed {
@@ -114,19 +123,19 @@
                         job.id, token: job.token, error: text, delay: job.retry.delay(afterAttempt: job.attempt),
                         permanent: permanent, connection)
                 }
-                counters.withLock { state == nil ? ($0.leasesLost += 1) : ($0.failed += 1) }
+                tally(state != nil, \.failed, else: \.leasesLost)
                 return nil
             case .cancelled(let reason):
                 let recorded = try connection.transaction { connection in
                     try store.cancelRunning(job.id, token: job.token, reason: reason, connection)
                 }
-                counters.withLock { recorded ? ($0.cancelled += 1) : ($0.leasesLost += 1) }
+                tally(recorded, \.cancelled, else: \.leasesLost)
                 return nil
             case .release:
                 let recorded = try connection.transaction { connection in
                     try store.release(job.id, token: job.token, connection)
                 }
-                counters.withLock { recorded ? ($0.released += 1) : ($0.leasesLost += 1) }
+                tally(recorded, \.released, else: \.leasesLost)
                 return nil
             }
         }

@@ -79,7 +79,8 @@
             phase == .running ? max(0, concurrency - jobs.count) : 0
         }
 
-        mutating func claimed(_ job: DurableStore.ClaimedJob, procedure: Procedure, leaseEnds: ContinuousClock.Instant) {
+        mutating func claimed(_ job: DurableStore.ClaimedJob, procedure: Procedure, leaseEnds: ContinuousClock.Instant)
+        {
             jobs[job.id] = Job(claimed: job, procedure: procedure, cause: nil, leaseEnds: leaseEnds)
         }
 
