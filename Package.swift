@@ -54,7 +54,7 @@ let package = Package(
 
         // MARK: - Benchmarks
         .executableTarget(
-            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions", "PKObservers", "PKNetwork"],
+            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions", "PKObservers", "PKNetwork", "PKPostgres"],
             swiftSettings: swiftSettings),
 
         // MARK: - Examples

@@ -4,9 +4,14 @@
 # The benchmark never fails on a figure; it reports which targets were met.
 # W14/W15 (PKNetwork against plain URLSession) start PKNetworkTests' loopback python3 server
 # (Tests/PKNetworkTests/Fixtures/test_server.py); without python3 they are skipped with a message.
+# W16/W17 (PKPostgres) need PostgreSQL and libpq (Scripts/postgres-env.sh starts a throwaway server and enables
+# the Postgres trait); without them they are skipped with a message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# shellcheck source=Scripts/postgres-env.sh
+source Scripts/postgres-env.sh >&2
+
 scratch=(--scratch-path "${SCRATCH_PATH:-.build-bench}")
-swift build -c release "${scratch[@]}" --product PKBenchmarks -Xswiftc -warnings-as-errors >&2
-"$(swift build -c release "${scratch[@]}" --show-bin-path)/PKBenchmarks" "$@"
+swift build -c release "${scratch[@]}" ${traits[@]+"${traits[@]}"} --product PKBenchmarks -Xswiftc -warnings-as-errors >&2
+"$(swift build -c release "${scratch[@]}" ${traits[@]+"${traits[@]}"} --show-bin-path)/PKBenchmarks" "$@"

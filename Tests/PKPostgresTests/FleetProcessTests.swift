@@ -9,11 +9,10 @@
 
     /// Worker processes of the DurableFleet example against a real server: a worker killed with SIGKILL mid-job,
     /// and a database restarted mid-run. Completion must stay exactly-once (one effect row per job).
-    @Suite(.enabled(if: FleetProcessTests.ready, "needs PK_POSTGRES_URL and the DurableFleet product"), .serialized)
+    @Suite(.enabled(if: FleetFixture.ready, "needs PK_POSTGRES_URL and the DurableFleet product"), .serialized)
     struct FleetProcessTests {
-        static let url = ProcessInfo.processInfo.environment["PK_POSTGRES_URL"] ?? ""
-        static let executable = ProductsDirectory.executable(named: "DurableFleet")
-        static var ready: Bool { !url.isEmpty && executable != nil }
+        static var url: String { FleetFixture.url }
+        static var executable: String? { FleetFixture.executable }
 
         /// The repository's Scripts/postgres.sh.
         static let postgresScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -136,7 +135,7 @@
             ).path
             let environment = ProcessInfo.processInfo.environment.merging(
                 ["PK_POSTGRES_DIR": directory, "PK_POSTGRES_PORT": "5441"], uniquingKeysWith: { $1 })
-            func script(_ command: String) throws -> String {
+            let script = { @Sendable (command: String) throws -> String in
                 let child = try ChildProcess(
                     executable: "/bin/bash", arguments: [Self.postgresScript, command], environment: environment)
                 let termination = child.waitForExit(timeout: 120)
@@ -146,13 +145,13 @@
                 return child.output.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             let schema = Self.schemaName()
-            let report = try await onOwnThread { () throws -> Report in
+            let (report, beforeRestart) = try await onOwnThread { () throws -> (Report, Int) in
                 let database = try script("start").split(separator: "\n").last.map(String.init) ?? ""
                 defer {
                     _ = try? script("stop")
                     try? FileManager.default.removeItem(atPath: directory)
                 }
-                _ = try Self.run(database, schema, ["enqueue", "--jobs", "60", "--dag", "--work-ms", "40"])
+                _ = try Self.run(database, schema, ["enqueue", "--jobs", "60", "--dag", "--work-ms", "150"])
                 let workers = try ["one", "two"].map { name in
                     try Self.fleet(
                         database, schema, ["work", "--worker", name, "--concurrency", "3", "--lease-ms", "3000"])
@@ -161,11 +160,12 @@
                     for worker in workers { worker.send(SIGKILL) }
                     throw Failure("a worker did not start: \(worker.output)")
                 }
-                let started = try Self.waitFor {
+                let started = Self.waitFor {
                     (try? Self.report(database, schema)).map { ($0.states["completed"] ?? 0) >= 5 } ?? false
                 }
+                let beforeRestart = (try? Self.report(database, schema))?.states["completed"] ?? 0
                 _ = try script("restart")
-                let finished = try Self.waitFor(timeout: 90) {
+                let finished = Self.waitFor(timeout: 90) {
                     (try? Self.report(database, schema)).map { $0.states["completed"] == 60 } ?? false
                 }
                 for worker in workers { worker.send(SIGTERM) }
@@ -176,8 +176,9 @@
                 guard terminations.allSatisfy({ $0 == .exited(0) }) else {
                     throw Failure("a worker ended badly: \(terminations) \(workers.map(\.output))")
                 }
-                return try Self.report(database, schema)
+                return (try Self.report(database, schema), beforeRestart)
             }
+            #expect(beforeRestart < 60, "the restart came while jobs were left")
             #expect(report.total == 60)
             #expect(report.states["completed"] == 60)
             #expect(report.effects == 60)
@@ -194,7 +195,7 @@
                 let workers = try (1...4).map { index in
                     try Self.fleet(database, schema, ["work", "--worker", "w\(index)", "--concurrency", "4"])
                 }
-                let finished = try Self.waitFor(timeout: 120) {
+                let finished = Self.waitFor(timeout: 120) {
                     (try? Self.report(database, schema)).map { $0.states["completed"] == 1000 } ?? false
                 }
                 for worker in workers { worker.send(SIGTERM) }
@@ -211,5 +212,12 @@
             #expect(report.duplicateEffects == 0)
             #expect(report.orderViolations == 0)
         }
+    }
+
+    /// Where the suite finds its server and the example.
+    enum FleetFixture {
+        static let url = ProcessInfo.processInfo.environment["PK_POSTGRES_URL"] ?? ""
+        static let executable = ProductsDirectory.executable(named: "DurableFleet")
+        static var ready: Bool { !url.isEmpty && executable != nil }
     }
 #endif

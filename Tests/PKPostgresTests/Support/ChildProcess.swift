@@ -174,6 +174,13 @@ enum ProductsDirectory {
     }
 }
 
+/// A failed system call.
+struct POSIXFailure: Error, CustomStringConvertible {
+    let operation: String
+    let errorNumber: Int32
+    var description: String { "\(operation) failed: \(String(cString: strerror(errorNumber)))" }
+}
+
 /// Runs `body` on a thread of its own and suspends until it returns: blocking work (child processes, libpq
 /// calls) stays off the cooperative pool.
 func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

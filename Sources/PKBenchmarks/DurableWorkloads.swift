@@ -1,0 +1,184 @@
+// W16 and W17: PKPostgres against a real server (Scripts/postgres.sh), when built with the Postgres trait and given
+// PK_POSTGRES_URL by Scripts/bench.sh. Each repetition enqueues its jobs untimed, then times only their processing.
+#if Postgres
+    import Dispatch
+    import Foundation
+    import PKCore
+    import PKPostgres
+    import Synchronization
+
+    /// The benchmark's job input and output: nothing but the time it was enqueued (for pickup latency).
+    struct BenchStamp: Codable, Sendable {
+        var enqueuedAt: UInt64 = 0
+    }
+
+    /// Pickup latencies recorded by ``BenchJob`` (nanoseconds).
+    let pickupLatencies = Mutex<[UInt64]>([])
+
+    /// A job that does nothing but note how long it waited since its enqueue.
+    final class BenchJob: Procedure, DurableProcedure, @unchecked Sendable {
+        // @unchecked Sendable: the mutable state (`inputValue`, `outputValue`) is behind its Mutexes.
+        static let kind = "bench.noop"
+        private let inputValue = Mutex<Pending<BenchStamp>>(.pending)
+        private let outputValue = Mutex<Pending<ProcedureResult<BenchStamp>>>(.pending)
+
+        var input: Pending<BenchStamp> {
+            get { inputValue.withLock { $0 } }
+            set { inputValue.withLock { $0 = newValue } }
+        }
+
+        var output: Pending<ProcedureResult<BenchStamp>> {
+            get { outputValue.withLock { $0 } }
+            set { outputValue.withLock { $0 = newValue } }
+        }
+
+        required override init() { super.init() }
+
+        override func execute() {
+            let stamp = input.value ?? BenchStamp()
+            if stamp.enqueuedAt > 0 {
+                let waited = DispatchTime.now().uptimeNanoseconds - stamp.enqueuedAt
+                pickupLatencies.withLock { $0.append(waited) }
+            }
+            finish(withResult: .success(stamp))
+        }
+    }
+
+    /// A fresh schema for one workload, dropped by ``drop()``.
+    struct DurableBench {
+        let url: String
+        let schema = "bench_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let queue: DurableQueue
+
+        init(url: String) throws {
+            self.url = url
+            queue = try DurableQueue(connectionString: url, schema: schema)
+            try queue.register(BenchJob.self)
+            _ = try queue.withTransaction { _ in 0 }  // creates the schema
+        }
+
+        func drop() {
+            _ = try? PostgresConnection(url).execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        }
+
+        /// Inserts `count` available no-op jobs in one statement (untimed setup).
+        func insert(_ count: Int) throws {
+            let retry = String(decoding: try JSONEncoder().encode(DurableRetryPolicy.never), as: UTF8.self)
+            try PostgresConnection(url).execute(
+                """
+                INSERT INTO \(schema).jobs (kind, state, input, retry)
+                SELECT $1, 'available', '{"enqueuedAt":0}'::jsonb, $2::jsonb FROM generate_series(1, $3::integer)
+                """, [BenchJob.kind, retry, String(count)])
+        }
+
+        /// Runs `count` inserted jobs through `workers` DurableWorkers of `concurrency` each; returns seconds.
+        func throughWorkers(_ count: Int, workers: Int, concurrency: Int) throws -> Double {
+            let fleet = try (0..<workers).map { index in
+                try DurableWorker(
+                    queue: queue, name: "bench-\(index)", concurrency: concurrency, pollInterval: .milliseconds(50))
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            for worker in fleet { try worker.start() }
+            while fleet.reduce(0, { $0 + $1.statistics.completed }) < count {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            for worker in fleet { worker.shutdown(gracePeriod: .zero) }
+            for worker in fleet { _ = worker.syncWaitUntilStopped(timeout: .seconds(30)) }
+            return seconds
+        }
+
+        /// The floor: the same claim and complete statements from `threads` bare loops, one connection each.
+        func bareLoop(_ count: Int, threads: Int, batch: Int) throws -> Double {
+            let done = Atomic<Int>(0)
+            let group = DispatchGroup()
+            let schema = self.schema
+            let url = self.url
+            let start = DispatchTime.now().uptimeNanoseconds
+            for index in 0..<threads {
+                group.enter()
+                Thread {
+                    defer { group.leave() }
+                    guard let connection = try? PostgresConnection(url) else { return }
+                    while done.load(ordering: .relaxed) < count {
+                        guard let claimed = try? Self.bareClaim(connection, schema, batch: batch, owner: "bare-\(index)"),
+                            !claimed.isEmpty
+                        else { continue }
+                        for (id, token) in claimed {
+                            if (try? Self.bareComplete(connection, schema, id: id, token: token)) == true {
+                                done.add(1, ordering: .relaxed)
+                            }
+                        }
+                    }
+                }.start()
+            }
+            group.wait()
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+
+        private static func bareClaim(_ connection: PostgresConnection, _ schema: String, batch: Int, owner: String)
+            throws -> [(String, String)]
+        {
+            try connection.transaction { connection in
+                try connection.execute(
+                    """
+                    WITH next AS (
+                        SELECT id FROM \(schema).jobs
+                        WHERE state = 'available' AND run_at <= now() AND kind = ANY($1::text[])
+                            AND (cardinality(categories) = 0 OR NOT categories &&
+                                coalesce((SELECT array_agg(category) FROM \(schema).exclusive_categories), '{}'::text[]))
+                        ORDER BY priority DESC, run_at, id
+                        LIMIT $2::integer
+                        FOR UPDATE SKIP LOCKED)
+                    UPDATE \(schema).jobs j
+                    SET state = 'running', attempt = j.attempt + 1, lease_owner = $3,
+                        lease_token = nextval('\(schema).lease_tokens'),
+                        lease_expires_at = now() + make_interval(secs => 30), started_at = now()
+                    FROM next WHERE j.id = next.id
+                    RETURNING j.id, j.lease_token, j.input::text AS input
+                    """, ["{\(BenchJob.kind)}", String(batch), owner]
+                ).rows.map { ($0["id"] ?? "", $0["lease_token"] ?? "") }
+            }
+        }
+
+        private static func bareComplete(_ connection: PostgresConnection, _ schema: String, id: String, token: String)
+            throws -> Bool
+        {
+            try connection.transaction { connection in
+                let updated = try connection.execute(
+                    """
+                    UPDATE \(schema).jobs SET state = 'completed', output = $3::jsonb, finished_at = now(),
+                        lease_owner = NULL, lease_expires_at = NULL
+                    WHERE id = $1::bigint AND lease_token = $2::bigint AND state = 'running'
+                    """, [id, token, "{\"enqueuedAt\":0}"])
+                try connection.execute("DELETE FROM \(schema).exclusive_categories WHERE job_id = $1::bigint", [id])
+                try connection.execute(
+                    """
+                    UPDATE \(schema).jobs j SET pending_dependencies = j.pending_dependencies - 1
+                    FROM \(schema).dependencies d WHERE d.depends_on = $1::bigint AND d.job_id = j.id AND j.state = 'blocked'
+                    """, [id])
+                try connection.execute("SELECT pg_notify($1, $2)", ["\(schema)_finished", id])
+                return updated.affectedRows == 1
+            }
+        }
+
+        /// Enqueues `samples` jobs one at a time to an idle worker and returns the pickup latencies (enqueue call
+        /// → execute start), in milliseconds, sorted.
+        func pickupLatencies(samples: Int) throws -> [Double] {
+            let worker = try DurableWorker(queue: queue, name: "bench-latency", concurrency: 1)
+            try worker.start()
+            defer {
+                worker.shutdown(gracePeriod: .zero)
+                _ = worker.syncWaitUntilStopped(timeout: .seconds(30))
+            }
+            PKBenchmarks.pickupLatencies.withLock { $0.removeAll() }
+            Thread.sleep(forTimeInterval: 0.2)  // the worker is listening and idle
+            for sample in 0..<samples {
+                _ = try queue.enqueue(BenchJob.self, input: BenchStamp(enqueuedAt: DispatchTime.now().uptimeNanoseconds))
+                while PKBenchmarks.pickupLatencies.withLock({ $0.count }) <= sample { Thread.sleep(forTimeInterval: 0.0005) }
+                Thread.sleep(forTimeInterval: 0.01)  // idle again
+            }
+            return PKBenchmarks.pickupLatencies.withLock { $0 }.map { Double($0) / 1e6 }.sorted()
+        }
+    }
+#endif
