@@ -15,15 +15,28 @@
         /// Run on every new connection before use (LISTEN, …).
         private let prepare: (@Sendable (PostgresConnection) throws -> Void)?
 
+        /// Marks the lane's queue, so that a call back into the lane from its own queue is refused instead of
+        /// deadlocking.
+        private static let laneKey = DispatchSpecificKey<ObjectIdentifier>()
+
         init(label: String, connectionString: String, prepare: (@Sendable (PostgresConnection) throws -> Void)? = nil) {
             queue = DispatchQueue(label: label)
             self.connectionString = connectionString
             self.prepare = prepare
+            queue.setSpecific(key: Self.laneKey, value: ObjectIdentifier(self))
         }
 
         /// Runs `body` with the connection on this lane's queue, blocking the caller.
+        ///
+        /// - Throws: ``DurableError/invalidOption(_:)`` when called from the lane's own queue (a synchronous queue
+        ///   method called inside ``DurableQueue/withTransaction(_:)``'s body), which would deadlock.
         func sync<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-            try queue.sync { try onQueue(body) }
+            guard DispatchQueue.getSpecific(key: Self.laneKey) != ObjectIdentifier(self) else {
+                throw DurableError.invalidOption(
+                    "a synchronous DurableQueue method was called inside withTransaction's body: use the overload "
+                        + "that takes the transaction (in:)")
+            }
+            return try queue.sync { try onQueue(body) }
         }
 
         /// Runs `body` with the connection on this lane's queue; the awaiting task is suspended, not blocked.
@@ -47,11 +60,12 @@
             }
         }
 
-        /// Closes the connection (on the queue).
+        /// Closes the connection, on the queue once the work already queued there is done; callable from any
+        /// thread, the queue's own included. A later call opens a new one.
         func close() {
-            queue.sync {
-                connection?.close()
-                connection = nil
+            queue.async {
+                self.connection?.close()
+                self.connection = nil
             }
         }
 

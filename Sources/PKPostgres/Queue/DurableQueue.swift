@@ -43,10 +43,6 @@
             watcher = JobWatcher(connectionString: connectionString, store: store) { try migrator.ensure($0) }
         }
 
-        deinit {
-            lane.close()
-        }
-
         // MARK: - Registration
 
         /// Registers `type`, so that workers of this queue claim and run jobs of its kind.
