@@ -101,7 +101,8 @@
                     defer { group.leave() }
                     guard let connection = try? PostgresConnection(url) else { return }
                     while done.load(ordering: .relaxed) < count {
-                        guard let claimed = try? Self.bareClaim(connection, schema, batch: batch, owner: "bare-\(index)"),
+                        guard
+                            let claimed = try? Self.bareClaim(connection, schema, batch: batch, owner: "bare-\(index)"),
                             !claimed.isEmpty
                         else { continue }
                         for (id, token) in claimed {
@@ -119,26 +120,25 @@
         private static func bareClaim(_ connection: PostgresConnection, _ schema: String, batch: Int, owner: String)
             throws -> [(String, String)]
         {
-            try connection.transaction { connection in
-                try connection.execute(
-                    """
-                    WITH next AS (
-                        SELECT id FROM \(schema).jobs
-                        WHERE state = 'available' AND run_at <= now() AND kind = ANY($1::text[])
-                            AND (cardinality(categories) = 0 OR NOT categories &&
-                                coalesce((SELECT array_agg(category) FROM \(schema).exclusive_categories), '{}'::text[]))
-                        ORDER BY priority DESC, run_at, id
-                        LIMIT $2::integer
-                        FOR UPDATE SKIP LOCKED)
-                    UPDATE \(schema).jobs j
-                    SET state = 'running', attempt = j.attempt + 1, lease_owner = $3,
-                        lease_token = nextval('\(schema).lease_tokens'),
-                        lease_expires_at = now() + make_interval(secs => 30), started_at = now()
-                    FROM next WHERE j.id = next.id
-                    RETURNING j.id, j.lease_token, j.input::text AS input
-                    """, ["{\(BenchJob.kind)}", String(batch), owner]
-                ).rows.map { ($0["id"] ?? "", $0["lease_token"] ?? "") }
-            }
+            // One statement, as the worker's claim (no transaction around it).
+            try connection.execute(
+                """
+                WITH next AS (
+                    SELECT id FROM \(schema).jobs
+                    WHERE state = 'available' AND run_at <= now() AND kind = ANY($1::text[])
+                        AND (cardinality(categories) = 0 OR NOT categories &&
+                            coalesce((SELECT array_agg(category) FROM \(schema).exclusive_categories), '{}'::text[]))
+                    ORDER BY priority DESC, run_at, id
+                    LIMIT $2::integer
+                    FOR UPDATE SKIP LOCKED)
+                UPDATE \(schema).jobs j
+                SET state = 'running', attempt = j.attempt + 1, lease_owner = $3,
+                    lease_token = nextval('\(schema).lease_tokens'),
+                    lease_expires_at = now() + make_interval(secs => 30), started_at = now()
+                FROM next WHERE j.id = next.id
+                RETURNING j.id, j.lease_token, j.input::text AS input
+                """, ["{\(BenchJob.kind)}", String(batch), owner]
+            ).rows.map { ($0["id"] ?? "", $0["lease_token"] ?? "") }
         }
 
         private static func bareComplete(_ connection: PostgresConnection, _ schema: String, id: String, token: String)
@@ -174,11 +174,89 @@
             PKBenchmarks.pickupLatencies.withLock { $0.removeAll() }
             Thread.sleep(forTimeInterval: 0.2)  // the worker is listening and idle
             for sample in 0..<samples {
-                _ = try queue.enqueue(BenchJob.self, input: BenchStamp(enqueuedAt: DispatchTime.now().uptimeNanoseconds))
-                while PKBenchmarks.pickupLatencies.withLock({ $0.count }) <= sample { Thread.sleep(forTimeInterval: 0.0005) }
+                _ = try queue.enqueue(
+                    BenchJob.self, input: BenchStamp(enqueuedAt: DispatchTime.now().uptimeNanoseconds))
+                while PKBenchmarks.pickupLatencies.withLock({ $0.count }) <= sample {
+                    Thread.sleep(forTimeInterval: 0.0005)
+                }
                 Thread.sleep(forTimeInterval: 0.01)  // idle again
             }
             return PKBenchmarks.pickupLatencies.withLock { $0 }.map { Double($0) / 1e6 }.sorted()
+        }
+    }
+#endif
+
+#if Postgres
+    /// W18: how long after a worker holding jobs is killed with SIGKILL another worker runs them again. Both are
+    /// DurableFleet processes (built beside the benchmark by Scripts/bench.sh) with 2 s leases; the time runs from
+    /// the kill to the moment every job the victim held is running on the rescuer or done.
+    struct RecoveryBench {
+        let url: String
+        let fleet: String
+        let lease = 2.0
+
+        /// Seconds from the kill to recovery, or `nil` when a step failed (with a message on standard error).
+        func measure() -> Double? {
+            let schema = "bench_recovery_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            defer {
+                if let connection = try? PostgresConnection(url) {
+                    _ = try? connection.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+                    _ = try? connection.execute("DROP SCHEMA IF EXISTS \(schema)_demo CASCADE")
+                }
+            }
+            let base = ["--database", url, "--schema", schema]
+            let leaseArguments = ["--concurrency", "4", "--lease-ms", String(Int(lease * 1_000))]
+            guard let enqueue = spawn(base + ["enqueue", "--jobs", "4", "--work-ms", "4000"]) else { return nil }
+            enqueue.waitUntilExit()
+            guard let victim = spawn(base + ["work", "--worker", "victim"] + leaseArguments) else { return nil }
+            guard let connection = try? PostgresConnection(url),
+                wait(timeout: 30, { count(connection, schema, "state = 'running' AND lease_owner = 'victim'") == 4 })
+            else {
+                victim.terminate()
+                return nil
+            }
+            kill(victim.processIdentifier, SIGKILL)
+            let killed = DispatchTime.now().uptimeNanoseconds
+            victim.waitUntilExit()
+            guard let rescuer = spawn(base + ["work", "--worker", "rescuer"] + leaseArguments) else { return nil }
+            defer {
+                rescuer.terminate()
+                rescuer.waitUntilExit()
+            }
+            let recovered = wait(timeout: 30) {
+                count(connection, schema, "(state = 'running' AND lease_owner = 'rescuer') OR state = 'completed'") == 4
+            }
+            guard recovered else { return nil }
+            return Double(DispatchTime.now().uptimeNanoseconds - killed) / 1e9
+        }
+
+        private func spawn(_ arguments: [String]) -> Process? {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: fleet)
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            do {
+                try process.run()
+            } catch {
+                FileHandle.standardError.write(Data("W18: could not start DurableFleet: \(error)\n".utf8))
+                return nil
+            }
+            return process
+        }
+
+        private func count(_ connection: PostgresConnection, _ schema: String, _ condition: String) -> Int {
+            let row = try? connection.execute("SELECT count(*) AS n FROM \(schema).jobs WHERE \(condition)").rows.first
+            return Int((try? row?.int64("n")) ?? 0)
+        }
+
+        private func wait(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if condition() { return true }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return false
         }
     }
 #endif

@@ -387,7 +387,7 @@ if selected("W14") || selected("W15") {
 
 // W16 and W17: durable jobs on PostgreSQL (Scripts/bench.sh starts a throwaway server and builds with the trait).
 #if Postgres
-    if selected("W16") || selected("W17") {
+    if selected("W16") || selected("W17") || selected("W18") {
         if let url = ProcessInfo.processInfo.environment["PK_POSTGRES_URL"], !url.isEmpty {
             do {
                 let bench = try DurableBench(url: url)
@@ -422,6 +422,30 @@ if selected("W14") || selected("W15") {
                             contender: "DurableWorker, LISTEN/NOTIFY", operations: samples, medianSeconds: p50 / 1_000,
                             microsecondsPerOperation: p50 * 1_000,
                             target: String(format: "p50 ≤ 10 ms (p50 %.2f ms, p99 %.2f ms)", p50, p99), met: p50 <= 10))
+                }
+                if selected("W18") {
+                    let fleet = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                        .appendingPathComponent("DurableFleet").path
+                    if FileManager.default.isExecutableFile(atPath: fleet) {
+                        let bench = RecoveryBench(url: url, fleet: fleet)
+                        var measurement = Measurement(contender: "kill -9, then a DurableWorker process, 2 s lease")
+                        for _ in 0..<(quick ? 1 : 3) {
+                            if let seconds = bench.measure() { measurement.seconds.append(seconds) }
+                        }
+                        let worst = measurement.seconds.max() ?? .nan
+                        rows.append(
+                            Row(
+                                workload: "W18 recovery of a killed worker's jobs (PostgreSQL)",
+                                contender: measurement.contender, operations: 1, medianSeconds: measurement.median,
+                                microsecondsPerOperation: measurement.median * 1e6,
+                                target: String(
+                                    format: "≤ lease + 1 s = %.1f s (worst %.2f s of %d)", bench.lease + 1, worst,
+                                    measurement.seconds.count),
+                                met: worst <= bench.lease + 1))
+                    } else {
+                        FileHandle.standardError.write(
+                            Data("W18 skipped: DurableFleet is not beside the benchmark\n".utf8))
+                    }
                 }
             } catch {
                 FileHandle.standardError.write(Data("W16/W17 failed: \(error)\n".utf8))

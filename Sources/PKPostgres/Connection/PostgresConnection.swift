@@ -25,8 +25,36 @@
         /// `host=/tmp/socket dbname=app`.
         ///
         /// - Throws: ``PostgresError`` with kind ``PostgresError/Kind/connectionFailed``.
+        /// Defaults that `connectionString` can override: TCP keepalives and a user timeout, so that a connection
+        /// whose peer vanished (a half-open TCP connection) fails within seconds instead of blocking a worker's
+        /// heartbeat for the kernel's two hours; a 10 s connect timeout. libpq ignores them on Unix sockets.
+        static let defaults: [(String, String)] = [
+            ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "10000"), ("connect_timeout", "10"),
+        ]
+
         public init(_ connectionString: String) throws {
-            guard let connection = PQconnectdb(connectionString) else {
+            // `dbname` is expanded as a whole connection string (URI or key=value) after the defaults, so the
+            // caller's settings win.
+            let pairs = Self.defaults + [("dbname", connectionString)]
+            let keywords = pairs.map { strdup($0.0) } + [nil]
+            let values = pairs.map { strdup($0.1) } + [nil]
+            defer { for pointer in keywords + values { free(pointer) } }
+            let made: OpaquePointer? = keywords.withUnsafeBufferPointer { keywordBuffer in
+                values.withUnsafeBufferPointer { valueBuffer in
+                    keywordBuffer.baseAddress!.withMemoryRebound(
+                        to: UnsafePointer<CChar>?.self, capacity: pairs.count + 1
+                    ) {
+                        keywordPointer in
+                        valueBuffer.baseAddress!.withMemoryRebound(
+                            to: UnsafePointer<CChar>?.self, capacity: pairs.count + 1
+                        ) {
+                            PQconnectdbParams(keywordPointer, $0, 1)
+                        }
+                    }
+                }
+            }
+            guard let connection = made else {
                 throw PostgresError(kind: .connectionFailed, message: "libpq could not allocate a connection")
             }
             guard PQstatus(connection) == CONNECTION_OK else {

@@ -34,10 +34,13 @@
             _ = write(writeDescriptor, &byte, 1)
         }
 
-        /// Empties the pipe (the reader, after waking).
-        func drain() {
+        /// Empties the pipe (the reader, after waking); returns whether anything had been written.
+        @discardableResult
+        func drain() -> Bool {
             var buffer = [UInt8](repeating: 0, count: 64)
-            while read(readDescriptor, &buffer, buffer.count) > 0 {}
+            var woken = false
+            while read(readDescriptor, &buffer, buffer.count) > 0 { woken = true }
+            return woken
         }
     }
 #endif

@@ -13,22 +13,24 @@
         public var uniqueKey: String?
         /// Jobs that must finish before this one becomes available.
         public var dependencies: [JobID]
-        /// When `true`, a failed or cancelled dependency counts as finished; when `false` (the default, as PKCore's
+        /// When `true`, a failed or cancelled dependency counts as finished; when `false` (the default, as PKConditions'
         /// `NoFailedDependenciesCondition`) it cancels this job, and so its own dependents, transitively.
         public var ignoreFailedDependencies: Bool
         /// A dependency whose output is this job's input, instead of an input given at enqueue: the durable
         /// `injectResult(from:)`. It is added to ``dependencies`` if missing.
         public var inputFrom: JobID?
-        /// Attempts and waits between them.
+        /// Attempts and waits between them (default ``DurableRetryPolicy/standard``: 5 attempts). A worker's crash
+        /// spends the attempt it was running.
         public var retry: DurableRetryPolicy
         /// Mutual-exclusion categories honoured by every worker of the database: at most one job holding any of
-        /// them runs at a time, fleet-wide (PKCore's `MutuallyExclusive`).
+        /// them runs at a time, fleet-wide (PKConditions' `MutuallyExclusive`).
         public var exclusiveCategories: [String]
 
-        /// Creates options; the defaults run the job once, now, at priority 0.
+        /// Creates options; by default the job runs now, at priority 0, with up to 5 attempts
+        /// (``DurableRetryPolicy/standard``).
         public init(
             priority: Int32 = 0, runAt: Date? = nil, uniqueKey: String? = nil, dependencies: [JobID] = [],
-            ignoreFailedDependencies: Bool = false, inputFrom: JobID? = nil, retry: DurableRetryPolicy = .never,
+            ignoreFailedDependencies: Bool = false, inputFrom: JobID? = nil, retry: DurableRetryPolicy = .standard,
             exclusiveCategories: [String] = []
         ) {
             self.priority = priority

@@ -15,10 +15,19 @@
     /// this worker still holds the job.
     ///
     /// ```swift
-    /// final class Resize: Procedure, DurableProcedure {
+    /// final class Resize: Procedure, DurableProcedure, @unchecked Sendable {
+    ///     // @unchecked Sendable: `values` is a Mutex.
     ///     static let kind = "images.resize"
-    ///     var input: Pending<ResizeRequest> = .pending
-    ///     var output: Pending<ProcedureResult<ResizedImage>> = .pending
+    ///     private let values = Mutex<(Pending<Request>, Pending<ProcedureResult<Image>>)>((.pending, .pending))
+    ///     var input: Pending<Request> {
+    ///         get { values.withLock { $0.0 } }
+    ///         set { values.withLock { $0.0 = newValue } }
+    ///     }
+    ///     var output: Pending<ProcedureResult<Image>> {
+    ///         get { values.withLock { $0.1 } }
+    ///         set { values.withLock { $0.1 = newValue } }
+    ///     }
+    ///     required override init() { super.init() }
     ///     override func execute() { … finish(withResult: .success(image)) }
     /// }
     /// ```

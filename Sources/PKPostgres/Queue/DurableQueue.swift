@@ -6,8 +6,8 @@
     /// number of worker processes (``DurableWorker``).
     ///
     /// ```swift
-    /// let queue = DurableQueue(connectionString: "postgresql://app@db/app")
-    /// queue.register(Resize.self)                         // on workers: the kinds they run
+    /// let queue = try DurableQueue(connectionString: "postgresql://app@db/app")
+    /// try queue.register(Resize.self)                     // on workers: the kinds they run
     /// let id = try await queue.enqueue(Resize.self, input: request)
     /// let image = try await queue.result(of: id, as: Resize.self)
     /// ```

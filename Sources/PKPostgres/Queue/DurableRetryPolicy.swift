@@ -18,8 +18,13 @@
         /// The longest wait, jitter included.
         public var maximumWait: TimeInterval
 
-        /// One attempt, no retry.
+        /// One attempt, no retry: a failure, or a crash of the worker running it, fails the job for good.
         public static let never = DurableRetryPolicy(maxAttempts: 1)
+
+        /// The default of ``DurableJobOptions``: up to 5 attempts, waiting 1, 2, 4 and 8 s (plus up to 1 s of
+        /// jitter) between them. So a job whose worker crashed runs again once its lease expires.
+        public static let standard = DurableRetryPolicy(
+            maxAttempts: 5, wait: .exponential(power: 2, period: 1, maximum: 300), jitter: 1)
 
         /// Creates a policy. Waits are clamped to `0...maximumWait`; a non-finite or negative jitter is 0.
         public init(
@@ -34,11 +39,17 @@
 
         /// The wait after the failure of attempt `attempt` (1 for the first).
         func delay(afterAttempt attempt: Int) -> TimeInterval {
-            var iterator = wait.makeIterator()
+            let cap = maximumWait.isFinite ? max(0, maximumWait) : 86_400 * 365
+            var strategy = wait
+            if case .random(let minimum, let maximum) = wait {
+                // `Double.random(in:)` traps on a range wider than the largest Double: bound it to 0...cap first.
+                func bounded(_ value: Double) -> Double { value.isNaN ? 0 : min(max(0, value), cap) }
+                strategy = .random(minimum: bounded(minimum), maximum: bounded(maximum))
+            }
+            var iterator = strategy.makeIterator()
             var value: TimeInterval = 0
             for _ in 0..<max(1, min(attempt, 10_000)) { value = iterator.next() ?? value }
             if jitter.isFinite, jitter > 0 { value += Double.random(in: 0...jitter) }
-            let cap = maximumWait.isFinite ? max(0, maximumWait) : 86_400 * 365
             guard value.isFinite else { return cap }
             return min(max(0, value), cap)
         }

@@ -17,7 +17,7 @@
         public var description: String { "job #\(rawValue)" }
     }
 
-    /// The identity of a graph of durable jobs enqueued together (``DurableQueue/enqueue(graph:)``).
+    /// The identity of a graph of durable jobs enqueued together (`DurableQueue.enqueue(_:)` with a ``DurableGraph``).
     public struct GraphID: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
         /// The graph's number.
         public let rawValue: Int64

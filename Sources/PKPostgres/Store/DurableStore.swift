@@ -114,13 +114,17 @@
 
         // MARK: - Claim
 
-        /// Claims up to `limit` available jobs of `kinds` for `owner`, with leases of `lease` seconds; runs its own
-        /// transaction. Jobs with exclusive categories are claimed only when all their categories are free.
+        /// Claims up to `limit` available jobs of `kinds` for `owner`, with leases of `lease` seconds. Jobs with
+        /// exclusive categories are claimed only when all their categories are free.
+        ///
+        /// The claim is one statement (atomic without a transaction: one round trip). A claimed job with categories
+        /// then takes them in a transaction of its own, fenced by its new token, or is given back when another job
+        /// holds one: until then it runs nowhere, so two jobs sharing a category never both run.
         func claim(kinds: [String], limit: Int, owner: String, lease: TimeInterval, _ connection: PostgresConnection)
             throws -> [ClaimedJob]
         {
             guard limit > 0, !kinds.isEmpty else { return [] }
-            return try connection.transaction { connection in
+            do {  // no transaction: one statement
                 let rows = try connection.execute(
                     """
                     WITH next AS (
@@ -144,31 +148,24 @@
                     [DurableSchema.textArray(kinds), String(limit), owner, String(lease)]
                 ).rows
                 var claimed: [ClaimedJob] = []
+                // Jobs of one batch mostly share a policy: decode each distinct one once.
+                var policies: [String: DurableRetryPolicy] = [:]
+                let decoder = JSONDecoder()
                 for row in rows {
                     let id = try row.int64("id")
                     let token = try row.int64("lease_token")
                     let categories = DurableSchema.parseTextArray(row["categories"])
-                    if !categories.isEmpty {
-                        let taken = try connection.execute(
-                            """
-                            INSERT INTO \(schema.exclusive) (category, job_id, lease_token)
-                            SELECT unnest($1::text[]), $2::bigint, $3::bigint ON CONFLICT DO NOTHING
-                            """, [DurableSchema.textArray(categories), String(id), String(token)])
-                        if taken.affectedRows < categories.count {
-                            // Another job holds one of them (claimed concurrently, or earlier in this batch).
-                            try connection.execute(
-                                "DELETE FROM \(schema.exclusive) WHERE job_id = $1::bigint AND lease_token = $2::bigint",
-                                [String(id), String(token)])
-                            try connection.execute(
-                                """
-                                UPDATE \(schema.jobs) SET state = 'available', attempt = attempt - 1, lease_owner = NULL,
-                                    lease_token = NULL, lease_expires_at = NULL, started_at = NULL
-                                WHERE id = $1::bigint
-                                """, [String(id)])
-                            continue
-                        }
+                    if try !categories.isEmpty && !takeCategories(categories, id: id, token: token, connection) {
+                        continue
                     }
-                    let retry = try JSONDecoder().decode(DurableRetryPolicy.self, from: Data((row["retry"] ?? "").utf8))
+                    let policyText = row["retry"] ?? ""
+                    let retry: DurableRetryPolicy
+                    if let known = policies[policyText] {
+                        retry = known
+                    } else {
+                        retry = try decoder.decode(DurableRetryPolicy.self, from: Data(policyText.utf8))
+                        policies[policyText] = retry
+                    }
                     claimed.append(
                         ClaimedJob(
                             id: JobID(rawValue: id), kind: row["kind"] ?? "", attempt: Int(try row.int64("attempt")),
@@ -177,6 +174,32 @@
                             input: row["input"], inputFrom: row["input_from"].flatMap(Int64.init).map(JobID.init)))
                 }
                 return claimed
+            }
+        }
+
+        /// Takes a claimed job's exclusive categories, or gives the job back (fenced by `token`) when another job
+        /// holds one of them; runs its own transaction. Returns whether it took them.
+        private func takeCategories(_ categories: [String], id: Int64, token: Int64, _ connection: PostgresConnection)
+            throws -> Bool
+        {
+            try connection.transaction { connection in
+                let taken = try connection.execute(
+                    """
+                    INSERT INTO \(schema.exclusive) (category, job_id, lease_token)
+                    SELECT unnest($1::text[]), $2::bigint, $3::bigint ON CONFLICT DO NOTHING
+                    """, [DurableSchema.textArray(categories), String(id), String(token)])
+                guard taken.affectedRows < categories.count else { return true }
+                // Another job holds one of them (claimed concurrently, or earlier in this batch).
+                try connection.execute(
+                    "DELETE FROM \(schema.exclusive) WHERE job_id = $1::bigint AND lease_token = $2::bigint",
+                    [String(id), String(token)])
+                try connection.execute(
+                    """
+                    UPDATE \(schema.jobs) SET state = 'available', attempt = attempt - 1, lease_owner = NULL,
+                        lease_token = NULL, lease_expires_at = NULL, started_at = NULL
+                    WHERE id = $1::bigint AND lease_token = $2::bigint AND state = 'running'
+                    """, [String(id), String(token)])
+                return false
             }
         }
 
@@ -199,7 +222,8 @@
         }
 
         /// Records a failed attempt; call inside a transaction. The job goes back to `available` after `delay`
-        /// seconds while attempts remain and `permanent` is false, else to `failed`, cancelling its dependents.
+        /// seconds while attempts remain and `permanent` is false, else to `failed` (or `cancelled` when a
+        /// cancellation was requested meanwhile), cancelling its dependents.
         /// Returns the new state, or `nil` when the lease is no longer this token's.
         func fail(
             _ id: JobID, token: Int64, error: String, delay: TimeInterval, permanent: Bool,
@@ -208,10 +232,12 @@
             let row = try connection.execute(
                 """
                 UPDATE \(schema.jobs) SET
-                    state = CASE WHEN attempt < max_attempts AND NOT $4::boolean THEN 'available' ELSE 'failed' END,
-                    run_at = CASE WHEN attempt < max_attempts AND NOT $4::boolean
+                    state = CASE WHEN cancel_requested THEN 'cancelled'
+                                 WHEN attempt < max_attempts AND NOT $4::boolean THEN 'available' ELSE 'failed' END,
+                    run_at = CASE WHEN NOT cancel_requested AND attempt < max_attempts AND NOT $4::boolean
                                   THEN now() + make_interval(secs => $3::float8) ELSE run_at END,
-                    finished_at = CASE WHEN attempt < max_attempts AND NOT $4::boolean THEN NULL ELSE now() END,
+                    finished_at = CASE WHEN NOT cancel_requested AND attempt < max_attempts AND NOT $4::boolean
+                                       THEN NULL ELSE now() END,
                     errors = errors || jsonb_build_array($5::text),
                     lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
                 WHERE id = $1::bigint AND lease_token = $2::bigint AND state = 'running'
@@ -220,7 +246,7 @@
             ).rows.first
             guard let row, let state = JobState(rawValue: row["state"] ?? "") else { return nil }
             try releaseCategories(of: id, connection)
-            if state == .failed {
+            if state.isFinished {
                 try settleDependents(of: id, succeeded: false, connection)
                 try notify(schema.finishedChannel, String(id.rawValue), connection)
             } else {
@@ -245,20 +271,30 @@
             return true
         }
 
-        /// Gives a running job back without spending its attempt (a worker shutting down); call inside a
-        /// transaction. Returns `false` when the lease is no longer this token's.
+        /// Gives a running job back without spending its attempt (a worker shutting down), or records it cancelled
+        /// when a cancellation was requested meanwhile; call inside a transaction. Returns `false` when the lease
+        /// is no longer this token's.
         func release(_ id: JobID, token: Int64, _ connection: PostgresConnection) throws -> Bool {
             let row = try connection.execute(
                 """
-                UPDATE \(schema.jobs) SET state = 'available', attempt = attempt - 1, lease_owner = NULL,
-                    lease_token = NULL, lease_expires_at = NULL, started_at = NULL
+                UPDATE \(schema.jobs) SET
+                    state = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'available' END,
+                    attempt = CASE WHEN cancel_requested THEN attempt ELSE attempt - 1 END,
+                    finished_at = CASE WHEN cancel_requested THEN now() END,
+                    errors = CASE WHEN cancel_requested THEN errors || '["cancelled by request"]'::jsonb ELSE errors END,
+                    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, started_at = NULL
                 WHERE id = $1::bigint AND lease_token = $2::bigint AND state = 'running'
-                RETURNING kind
+                RETURNING kind, state
                 """, [String(id.rawValue), String(token)]
             ).rows.first
             guard let row else { return false }
             try releaseCategories(of: id, connection)
-            try notify(schema.jobsChannel, row["kind"] ?? "", connection)
+            if row["state"] == JobState.cancelled.rawValue {
+                try settleDependents(of: id, succeeded: false, connection)
+                try notify(schema.finishedChannel, String(id.rawValue), connection)
+            } else {
+                try notify(schema.jobsChannel, row["kind"] ?? "", connection)
+            }
             return true
         }
 

@@ -7,9 +7,14 @@
 
         /// The claim thread's loop: claim while there are free slots, then wait for a notification, a wake-up
         /// (a slot freed, shutdown) or the poll interval. Its connection is used by this thread only.
+        ///
+        /// While a backlog lasts (the last claim got all it asked for), the worker prefetches in batches of
+        /// `concurrency` (``WorkerStateMachine/claimLimit(concurrency:backlog:)``), so that one claim statement
+        /// serves several jobs; a notification or a quiet poll interval ends the backlog.
         func claimLoop() {
             var connection: PostgresConnection?
             var backoff = 0.05
+            var backlog = false
             let kinds = queue.registeredKinds
             let lease = Self.seconds(leaseDuration)
             let pollSeconds = Self.seconds(pollInterval)
@@ -18,7 +23,7 @@
                 if let coordinator, coordinator.isShutdownRequested {
                     perform(state.withLock { $0.shutdown(cancelRunning: false) }.action)
                 }
-                let free = state.withLock { $0.freeSlots(concurrency: concurrency) }
+                let limit = state.withLock { $0.claimLimit(concurrency: concurrency, backlog: backlog) }
                 if state.withLock({ $0.phase != .running }) { break }
                 do {
                     if connection == nil || connection?.isOpen == false {
@@ -30,17 +35,19 @@
                         if backoff > 0.05 { log(.info, "reconnected to the database") }
                     }
                     guard let connection else { continue }
-                    if free > 0 {
+                    if limit > 0 {
                         let claimed = try queue.store.claim(
-                            kinds: kinds, limit: free, owner: name, lease: lease, connection)
+                            kinds: kinds, limit: limit, owner: name, lease: lease, connection)
                         for job in claimed { launch(job, lease: lease) }
                         backoff = 0.05
-                        if claimed.count == free { continue }
+                        backlog = claimed.count == limit
+                        if backlog { continue }
                     }
                     let wait = coordinator == nil ? pollSeconds : min(pollSeconds, 0.25)
                     let notifications = try connection.waitForNotifications(
                         timeout: wait, wakeDescriptor: wakePipe.readDescriptor)
-                    wakePipe.drain()
+                    let woken = wakePipe.drain()
+                    if !notifications.isEmpty || !woken { backlog = false }
                     for notification in notifications where notification.channel == schema.cancelChannel {
                         if let raw = Int64(notification.payload) {
                             cancelLocally(JobID(rawValue: raw), cause: .cancelRequested)

@@ -8,7 +8,9 @@
     /// normal procedure on a local `ProcedureQueue`, holding a lease on it that it renews while the procedure runs.
     ///
     /// - **Claiming**: `FOR UPDATE SKIP LOCKED`, only registered kinds (old and new workers coexist during a
-    ///   deploy), woken by `LISTEN`/`NOTIFY` with a fallback poll every ``pollInterval``.
+    ///   deploy), woken by `LISTEN`/`NOTIFY` with a fallback poll every ``pollInterval``. While jobs are waiting
+    ///   in the database (a backlog), a worker holds up to twice ``concurrency`` jobs: the extra ones wait on its
+    ///   local queue, leased, so that one claim serves several jobs.
     /// - **Leases and fencing**: each claim takes a new fencing token; every state change names it, so an outcome
     ///   is recorded once even when a job was run twice. A lease that cannot be renewed cancels the local
     ///   procedure and its outcome is discarded.

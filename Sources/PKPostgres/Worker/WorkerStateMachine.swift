@@ -79,6 +79,16 @@
             phase == .running ? max(0, concurrency - jobs.count) : 0
         }
 
+        /// How many jobs the claim loop asks for now; 0 once shutting down. Without a backlog, as many as there are
+        /// free slots. In a backlog (the last claim got all it asked for) the worker prefetches: once no more than
+        /// `concurrency` jobs are held it asks for enough to hold twice that, so that one claim statement serves
+        /// `concurrency` jobs; the extra jobs wait on the local queue, leased and heartbeated.
+        func claimLimit(concurrency: Int, backlog: Bool) -> Int {
+            guard phase == .running else { return 0 }
+            guard backlog else { return max(0, concurrency - jobs.count) }
+            return jobs.count <= concurrency ? 2 * concurrency - jobs.count : 0
+        }
+
         mutating func claimed(_ job: DurableStore.ClaimedJob, procedure: Procedure, leaseEnds: ContinuousClock.Instant)
         {
             jobs[job.id] = Job(claimed: job, procedure: procedure, cause: nil, leaseEnds: leaseEnds)
