@@ -28,7 +28,8 @@
 
         static func fleet(_ database: String, _ schema: String, _ arguments: [String]) throws -> ChildProcess {
             try ChildProcess(
-                executable: executable ?? "DurableFleet", arguments: ["--database", database, "--schema", schema] + arguments)
+                executable: executable ?? "DurableFleet",
+                arguments: ["--database", database, "--schema", schema] + arguments)
         }
 
         /// Runs a short DurableFleet command to its end and returns its output.
@@ -36,7 +37,9 @@
             let child = try fleet(database, schema, arguments)
             let termination = child.waitForExit(timeout: 60)
             guard termination == .exited(0) else {
-                throw Failure("DurableFleet \(arguments) ended \(termination.map(\.description) ?? "by timeout"): \(child.output)")
+                throw Failure(
+                    "DurableFleet \(arguments) ended \(termination.map(\.description) ?? "by timeout"): \(child.output)"
+                )
             }
             return child.output
         }
@@ -104,7 +107,8 @@
                 let termination = rescuer.waitForExit(timeout: 30)
                 guard finished else { throw Failure("not every job completed: \(rescuer.output)") }
                 guard termination == .exited(0) else {
-                    throw Failure("the rescuer ended \(termination.map(\.description) ?? "by timeout"): \(rescuer.output)")
+                    throw Failure(
+                        "the rescuer ended \(termination.map(\.description) ?? "by timeout"): \(rescuer.output)")
                 }
                 var histories: [String] = []
                 for id in held {
@@ -140,7 +144,8 @@
                     executable: "/bin/bash", arguments: [Self.postgresScript, command], environment: environment)
                 let termination = child.waitForExit(timeout: 120)
                 guard termination == .exited(0) else {
-                    throw Failure("postgres.sh \(command): \(termination.map(\.description) ?? "timeout"): \(child.output)")
+                    throw Failure(
+                        "postgres.sh \(command): \(termination.map(\.description) ?? "timeout"): \(child.output)")
                 }
                 return child.output.trimmingCharacters(in: .whitespacesAndNewlines)
             }
@@ -151,7 +156,7 @@
                     _ = try? script("stop")
                     try? FileManager.default.removeItem(atPath: directory)
                 }
-                _ = try Self.run(database, schema, ["enqueue", "--jobs", "60", "--dag", "--work-ms", "150"])
+                _ = try Self.run(database, schema, ["enqueue", "--jobs", "60", "--dag", "--work-ms", "400"])
                 let workers = try ["one", "two"].map { name in
                     try Self.fleet(
                         database, schema, ["work", "--worker", name, "--concurrency", "3", "--lease-ms", "3000"])
@@ -160,10 +165,18 @@
                     for worker in workers { worker.send(SIGKILL) }
                     throw Failure("a worker did not start: \(worker.output)")
                 }
-                let started = Self.waitFor {
-                    (try? Self.report(database, schema)).map { ($0.states["completed"] ?? 0) >= 5 } ?? false
+                // Progress read with one connection (spawning a report takes long under ThreadSanitizer): restart
+                // once a few jobs completed, with most of the run (60 jobs of 0.4 s, 6 at a time) still to come.
+                let progress = try PostgresConnection(database)
+                func completed() -> Int {
+                    let row = try? progress.execute(
+                        "SELECT count(*) AS n FROM \(schema).jobs WHERE state = 'completed'"
+                    ).rows.first
+                    return Int((try? row?.int64("n")) ?? 0)
                 }
-                let beforeRestart = (try? Self.report(database, schema))?.states["completed"] ?? 0
+                let started = Self.waitFor { completed() >= 3 }
+                let beforeRestart = completed()
+                progress.close()
                 _ = try script("restart")
                 let finished = Self.waitFor(timeout: 90) {
                     (try? Self.report(database, schema)).map { $0.states["completed"] == 60 } ?? false
@@ -191,7 +204,8 @@
             let schema = Self.schemaName()
             defer { Self.dropSchemas(database, schema) }
             let report = try await onOwnThread { () throws -> Report in
-                _ = try Self.run(database, schema, ["enqueue", "--jobs", "1000", "--dag", "--fail-rate", "0.05", "--work-ms", "0"])
+                _ = try Self.run(
+                    database, schema, ["enqueue", "--jobs", "1000", "--dag", "--fail-rate", "0.05", "--work-ms", "0"])
                 let workers = try (1...4).map { index in
                     try Self.fleet(database, schema, ["work", "--worker", "w\(index)", "--concurrency", "4"])
                 }

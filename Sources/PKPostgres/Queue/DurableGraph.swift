@@ -19,6 +19,8 @@
         /// A job of the graph before it is enqueued.
         public struct Node: Hashable, Sendable {
             let index: Int
+            /// The graph the node belongs to: a node of another graph is refused at enqueue.
+            let graph: ObjectIdentifier
         }
 
         struct Entry {
@@ -62,11 +64,16 @@
         }
 
         private func append(_ entry: Entry) -> Node {
-            for node in entry.after + (entry.inputFrom.map { [$0] } ?? []) where node.index >= entries.count {
-                problems.append(DurableError.invalidOption("a graph node can depend only on nodes added before it"))
+            for node in entry.after + (entry.inputFrom.map { [$0] } ?? []) {
+                if node.graph != ObjectIdentifier(self) {
+                    problems.append(
+                        DurableError.invalidOption("a graph node can depend only on nodes of its own graph"))
+                } else if node.index >= entries.count {
+                    problems.append(DurableError.invalidOption("a graph node can depend only on nodes added before it"))
+                }
             }
             entries.append(entry)
-            return Node(index: entries.count - 1)
+            return Node(index: entries.count - 1, graph: ObjectIdentifier(self))
         }
     }
 

@@ -45,7 +45,7 @@
 
         /// Options that start the job `delay` seconds from now.
         public static func delayed(by delay: TimeInterval) -> DurableJobOptions {
-            DurableJobOptions(runAt: Date().addingTimeInterval(delay.isFinite ? max(0, delay) : 86_400 * 365 * 100))
+            DurableJobOptions(runAt: Date().addingTimeInterval(delay.isFinite ? min(max(0, delay), 3e9) : 3e9))
         }
 
         /// The dependencies with ``inputFrom`` added, without duplicates, in order.
@@ -57,8 +57,9 @@
         /// Throws when an option cannot be stored.
         func validate() throws {
             try retry.validate()
-            if let runAt, !runAt.timeIntervalSince1970.isFinite {
-                throw DurableError.invalidOption("runAt must be a finite date")
+            // PostgreSQL's timestamptz reaches year 294276; ±2,800 years around 1970 keeps well inside it.
+            if let runAt, !(abs(runAt.timeIntervalSince1970) <= 9e10) {
+                throw DurableError.invalidOption("runAt must be a date within 2,800 years of 1970")
             }
             if let uniqueKey, uniqueKey.isEmpty || uniqueKey.utf8.count > 1_000 {
                 throw DurableError.invalidOption("uniqueKey must have 1 to 1,000 bytes")

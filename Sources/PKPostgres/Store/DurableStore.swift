@@ -134,16 +134,20 @@
                                 coalesce((SELECT array_agg(category) FROM \(schema.exclusive)), '{}'::text[]))
                         ORDER BY priority DESC, run_at, id
                         LIMIT $2::integer
-                        FOR UPDATE SKIP LOCKED)
-                    UPDATE \(schema.jobs) j
-                    SET state = 'running', attempt = j.attempt + 1, lease_owner = $3,
-                        lease_token = nextval('\(schema.name).lease_tokens'),
-                        lease_expires_at = now() + make_interval(secs => $4::float8), started_at = now()
-                    FROM next WHERE j.id = next.id
-                    RETURNING j.id, j.kind, j.attempt, j.max_attempts, j.lease_token, j.categories, j.graph_id,
-                        j.retry::text AS retry, j.input_from,
-                        CASE WHEN j.input_from IS NULL THEN j.input::text
-                             ELSE (SELECT o.output::text FROM \(schema.jobs) o WHERE o.id = j.input_from) END AS input
+                        FOR UPDATE SKIP LOCKED),
+                    claimed AS (
+                        UPDATE \(schema.jobs) j
+                        SET state = 'running', attempt = j.attempt + 1, lease_owner = $3,
+                            lease_token = nextval('\(schema.name).lease_tokens'),
+                            lease_expires_at = now() + make_interval(secs => $4::float8), started_at = now()
+                        FROM next WHERE j.id = next.id
+                        RETURNING j.id, j.kind, j.attempt, j.max_attempts, j.lease_token, j.categories, j.graph_id,
+                            j.retry::text AS retry, j.input_from, j.priority, j.run_at,
+                            CASE WHEN j.input_from IS NULL THEN j.input::text
+                                 ELSE (SELECT o.output::text FROM \(schema.jobs) o WHERE o.id = j.input_from)
+                            END AS input)
+                    -- UPDATE ... RETURNING keeps no order (a hash join returns table order): launch in claim order.
+                    SELECT * FROM claimed ORDER BY priority DESC, run_at, id
                     """,
                     [DurableSchema.textArray(kinds), String(limit), owner, String(lease)]
                 ).rows

@@ -137,8 +137,8 @@
             perform(state.withLock { $0.shutdown(cancelRunning: false) }.action)
             wakePipe.wake()
             let seconds = Self.seconds(gracePeriod)
-            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, min(seconds, 86_400))) { [self] in
-                cancelForShutdown()
+            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, min(seconds, 86_400))) { [weak self] in
+                self?.cancelForShutdown()
             }
         }
 

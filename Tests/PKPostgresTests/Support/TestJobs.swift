@@ -1,0 +1,180 @@
+#if Postgres
+    import Foundation
+    import PKCore
+    import PKPostgres
+
+    /// What a ``TestJob`` is asked to do.
+    struct TestInput: Codable, Sendable, Hashable {
+        /// The name of the test's ``Probe``.
+        var probe: String
+        /// A name for the job in the probe's events.
+        var label: String
+        /// Echoed in the output.
+        var value: Int = 0
+        /// How long `execute()` sleeps before finishing.
+        var sleepMilliseconds: Int = 0
+        /// The first attempts that fail (with ``PlannedFailure``): 2 fails attempts 1 and 2.
+        var failingAttempts: Int = 0
+        /// Runs until cancelled (polling `isCancelled`), or until the probe releases waiting jobs.
+        var runsUntilCancelled: Bool = false
+        /// A table (`schema.table`) the completion hook inserts the job's id into, in the completing transaction.
+        var effectsTable: String?
+    }
+
+    /// What a ``TestJob`` or a ``Relay`` reports.
+    struct TestOutput: Codable, Sendable, Hashable {
+        var probe: String
+        var label: String
+        var value: Int
+        var attempt: Int
+    }
+
+    /// The failure a ``TestJob`` is asked to have.
+    struct PlannedFailure: Error, CustomStringConvertible {
+        let label: String
+        let attempt: Int
+        var description: String { "planned failure of \(label) on attempt \(attempt)" }
+    }
+
+    /// The tests' durable procedure: records what it does in its test's ``Probe``, sleeps, fails or waits for
+    /// cancellation as its input says, and echoes its value.
+    final class TestJob: Procedure, DurableProcedure, @unchecked Sendable {
+        // @unchecked Sendable: the mutable state (`inputValue`, `outputValue`, `job`) is behind its
+        // PKMutexes (Synchronization.Mutex; a lock ThreadSanitizer sees in PK_TSAN builds).
+        static let kind = "test.job"
+        private let inputValue = PKMutex<Pending<TestInput>>(.pending)
+        private let outputValue = PKMutex<Pending<ProcedureResult<TestOutput>>>(.pending)
+        private let job = PKMutex<DurableJobInfo?>(nil)
+
+        var input: Pending<TestInput> {
+            get { inputValue.withLock { $0 } }
+            set { inputValue.withLock { $0 = newValue } }
+        }
+
+        var output: Pending<ProcedureResult<TestOutput>> {
+            get { outputValue.withLock { $0 } }
+            set { outputValue.withLock { $0 = newValue } }
+        }
+
+        required override init() { super.init() }
+
+        func willStartDurably(_ job: DurableJobInfo) {
+            self.job.withLock { $0 = job }
+            if let input = input.value, let probe = Probe.named(input.probe) {
+                probe.leaks.track(self, name: "the procedure of \(input.label), \(job.id)")
+            }
+        }
+
+        override func execute() {
+            guard let input = input.value, let job = job.withLock({ $0 }), let probe = Probe.named(input.probe) else {
+                finish(with: DurableError.invalidOption("a test job without input, job or probe"))
+                return
+            }
+            probe.record(.started, input.label, job)
+            probe.tracker.enter()
+            let result = work(input, job, probe)
+            // Leave before finishing: the next job may start as soon as this one's outcome is recorded.
+            probe.record(.ended, input.label, job)
+            probe.tracker.leave()
+            finish(withResult: result)
+        }
+
+        private func work(_ input: TestInput, _ job: DurableJobInfo, _ probe: Probe) -> ProcedureResult<TestOutput> {
+            if input.sleepMilliseconds > 0 { Thread.sleep(forTimeInterval: Double(input.sleepMilliseconds) / 1_000) }
+            if input.runsUntilCancelled {
+                // Bounded, so that a test that fails to cancel it does not leave it running forever.
+                let deadline = Date().addingTimeInterval(60)
+                while !isCancelled, !probe.isReleased, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                if isCancelled { probe.record(.sawCancellation, input.label, job) }
+            }
+            if job.attempt <= input.failingAttempts {
+                return .failure(PlannedFailure(label: input.label, attempt: job.attempt))
+            }
+            return .success(
+                TestOutput(probe: input.probe, label: input.label, value: input.value, attempt: job.attempt))
+        }
+
+        func willCompleteDurably(_ job: DurableJobInfo, output: TestOutput, in transaction: PostgresConnection) throws {
+            guard let input = input.value else { return }
+            Probe.named(input.probe)?.record(.completing, input.label, job)
+            if let table = input.effectsTable {
+                try transaction.execute(
+                    "INSERT INTO \(table) (job_id, label, worker) VALUES ($1::bigint, $2, $3)",
+                    [String(job.id.rawValue), input.label, job.workerName])
+            }
+        }
+    }
+
+    /// A job whose input is another job's output (`inputFrom`): doubles the value.
+    final class Relay: Procedure, DurableProcedure, @unchecked Sendable {
+        // @unchecked Sendable: the mutable state (`inputValue`, `outputValue`, `job`) is behind its
+        // PKMutexes (Synchronization.Mutex; a lock ThreadSanitizer sees in PK_TSAN builds).
+        static let kind = "test.relay"
+        private let inputValue = PKMutex<Pending<TestOutput>>(.pending)
+        private let outputValue = PKMutex<Pending<ProcedureResult<TestOutput>>>(.pending)
+        private let job = PKMutex<DurableJobInfo?>(nil)
+
+        var input: Pending<TestOutput> {
+            get { inputValue.withLock { $0 } }
+            set { inputValue.withLock { $0 = newValue } }
+        }
+
+        var output: Pending<ProcedureResult<TestOutput>> {
+            get { outputValue.withLock { $0 } }
+            set { outputValue.withLock { $0 = newValue } }
+        }
+
+        required override init() { super.init() }
+
+        func willStartDurably(_ job: DurableJobInfo) {
+            self.job.withLock { $0 = job }
+        }
+
+        override func execute() {
+            guard let input = input.value, let job = job.withLock({ $0 }) else {
+                finish(with: DurableError.invalidOption("a relay without input or job"))
+                return
+            }
+            let label = input.label + ">relay"
+            Probe.named(input.probe)?.record(.started, label, job)
+            finish(
+                withResult: .success(
+                    TestOutput(probe: input.probe, label: label, value: input.value * 2, attempt: job.attempt)))
+        }
+
+        func willCompleteDurably(_ job: DurableJobInfo, output: TestOutput, in transaction: PostgresConnection) throws {
+            Probe.named(output.probe)?.record(.completing, output.label, job)
+        }
+    }
+
+    /// An input of another shape than ``TestInput``.
+    struct UnrelatedInput: Codable, Sendable {
+        var number: Int
+    }
+
+    /// Enqueues jobs of ``TestJob``'s kind with an input ``TestJob`` cannot decode (never registered: a worker
+    /// runs them as ``TestJob``).
+    final class MismatchedJob: Procedure, DurableProcedure, @unchecked Sendable {
+        // @unchecked Sendable: the mutable state (`inputValue`, `outputValue`) is behind its
+        // PKMutexes (Synchronization.Mutex; a lock ThreadSanitizer sees in PK_TSAN builds).
+        static let kind = TestJob.kind
+        private let inputValue = PKMutex<Pending<UnrelatedInput>>(.pending)
+        private let outputValue = PKMutex<Pending<ProcedureResult<TestOutput>>>(.pending)
+
+        var input: Pending<UnrelatedInput> {
+            get { inputValue.withLock { $0 } }
+            set { inputValue.withLock { $0 = newValue } }
+        }
+
+        var output: Pending<ProcedureResult<TestOutput>> {
+            get { outputValue.withLock { $0 } }
+            set { outputValue.withLock { $0 = newValue } }
+        }
+
+        required override init() { super.init() }
+
+        override func execute() {
+            finish(with: DurableError.invalidOption("never run"))
+        }
+    }
+#endif
