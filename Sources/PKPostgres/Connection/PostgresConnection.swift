@@ -21,10 +21,6 @@
     public final class PostgresConnection {
         private var handle: OpaquePointer?
 
-        /// Opens a connection. `connectionString` is anything libpq accepts: `postgresql://user@host/db`, or
-        /// `host=/tmp/socket dbname=app`.
-        ///
-        /// - Throws: ``PostgresError`` with kind ``PostgresError/Kind/connectionFailed``.
         /// Defaults that `connectionString` can override: TCP keepalives and a user timeout, so that a connection
         /// whose peer vanished (a half-open TCP connection) fails within seconds instead of blocking a worker's
         /// heartbeat for the kernel's two hours; a 10 s connect timeout. libpq ignores them on Unix sockets.
@@ -33,6 +29,12 @@
             ("tcp_user_timeout", "10000"), ("connect_timeout", "10"),
         ]
 
+        /// Opens a connection. `connectionString` is anything libpq accepts: `postgresql://user@host/db`, or
+        /// `host=/tmp/socket dbname=app`.
+        ///
+        /// TCP keepalives and timeouts apply unless `connectionString` sets its own (see the guide).
+        ///
+        /// - Throws: ``PostgresError`` with kind ``PostgresError/Kind/connectionFailed``.
         public init(_ connectionString: String) throws {
             // `dbname` is expanded as a whole connection string (URI or key=value) after the defaults, so the
             // caller's settings win.
