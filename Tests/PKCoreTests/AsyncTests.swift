@@ -62,8 +62,10 @@ struct AsyncTests {
         let queue = ProcedureQueue()
         let started = AsyncStream.makeStream(of: Void.self)
         let procedure = HookProcedure { procedure in
-            started.continuation.yield()
+            // The observer first: a cancel that came before it would never reach it, and the procedure would
+            // never finish (the test hung so under ThreadSanitizer, where the test's cancel won that race).
             procedure.addDidCancelBlockObserver { procedure, _ in procedure.finish() }
+            started.continuation.yield()
         }
         let task = Task { try await queue.run(procedure) }
         for await _ in started.stream { break }

@@ -1,6 +1,7 @@
 #if Postgres
     import Foundation
     import PKPostgres
+    import PKTesting
     import Testing
 
     #if canImport(Glibc)
@@ -79,7 +80,7 @@
             let database = Self.url
             let schema = Self.schemaName()
             defer { Self.dropSchemas(database, schema) }
-            let outcome = try await onOwnThread { () throws -> (Report, [String], String) in
+            let outcome = try await runBlocking { () throws -> (Report, [String], String) in
                 _ = try Self.run(database, schema, ["enqueue", "--jobs", "24", "--work-ms", "300"])
                 let victim = try Self.fleet(
                     database, schema, ["work", "--worker", "victim", "--concurrency", "4", "--lease-ms", "2000"])
@@ -150,7 +151,7 @@
                 return child.output.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             let schema = Self.schemaName()
-            let (report, beforeRestart) = try await onOwnThread { () throws -> (Report, Int) in
+            let (report, beforeRestart) = try await runBlocking { () throws -> (Report, Int) in
                 let database = try script("start").split(separator: "\n").last.map(String.init) ?? ""
                 defer {
                     _ = try? script("stop")
@@ -203,7 +204,7 @@
             let database = Self.url
             let schema = Self.schemaName()
             defer { Self.dropSchemas(database, schema) }
-            let report = try await onOwnThread { () throws -> Report in
+            let report = try await runBlocking { () throws -> Report in
                 _ = try Self.run(
                     database, schema, ["enqueue", "--jobs", "1000", "--dag", "--fail-rate", "0.05", "--work-ms", "0"])
                 let workers = try (1...4).map { index in

@@ -9,19 +9,21 @@ import PKCore
     import Darwin
 #endif
 
-/// A program run as a child process, its standard output and error collected (merged) by a thread of its own.
+/// A program run as a child process, its standard output and error collected (merged) by a thread of its own: for
+/// the package's own tests of its example executables and scripts (PKObserversTests, PKPostgresTests), hence
+/// `package`, not `public`.
 ///
 /// Spawned with `posix_spawn`, with an empty signal mask and default dispositions for the signals the tests send,
 /// whatever this test process's threads have blocked or ignored, so the child starts as a fresh service would.
 /// Its standard input is `/dev/null`. Every method blocks: call them off the cooperative pool.
-final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
 
     /// How the child ended.
-    enum Termination: Sendable, Equatable, CustomStringConvertible {
+    package enum Termination: Sendable, Equatable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .exited(let status): "exited with status \(status)"
             case .signalled(let signal): "killed by signal \(signal)"
@@ -29,13 +31,22 @@ final class ChildProcess: Sendable {
         }
     }
 
-    let pid: pid_t
+    package let pid: pid_t
     private let collected = PKMutex("")
     private let readerFinished = DispatchSemaphore(value: 0)
 
+    /// A system call that failed while starting the child.
+    package struct LaunchFailure: Error, CustomStringConvertible {
+        /// The call.
+        package let operation: String
+        /// Its `errno`.
+        package let errorNumber: Int32
+        package var description: String { "\(operation) failed: \(String(cString: strerror(errorNumber)))" }
+    }
+
     /// Starts `executable` with `arguments`, in `environment` (by default this process's, without
     /// `NOTIFY_SOCKET`).
-    init(executable: String, arguments: [String], environment: [String: String]? = nil) throws {
+    package init(executable: String, arguments: [String], environment: [String: String]? = nil) throws {
         var environment = environment ?? ProcessInfo.processInfo.environment
         if environment["NOTIFY_SOCKET"] == ProcessInfo.processInfo.environment["NOTIFY_SOCKET"] {
             environment["NOTIFY_SOCKET"] = nil
@@ -44,7 +55,7 @@ final class ChildProcess: Sendable {
         // Close-on-exec, so that other children spawned meanwhile do not keep the pipe open (Glibc's module has
         // no pipe2; a child spawned between these two calls would only delay the end of this output).
         var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw POSIXFailure(operation: "pipe", errorNumber: errno) }
+        guard pipe(&pipeEnds) == 0 else { throw LaunchFailure(operation: "pipe", errorNumber: errno) }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
 
@@ -84,7 +95,7 @@ final class ChildProcess: Sendable {
         close(writeEnd)
         guard spawned == 0 else {
             close(readEnd)
-            throw POSIXFailure(operation: "posix_spawn \(executable)", errorNumber: spawned)
+            throw LaunchFailure(operation: "posix_spawn \(executable)", errorNumber: spawned)
         }
         pid = child
 
@@ -106,10 +117,10 @@ final class ChildProcess: Sendable {
     }
 
     /// Everything the child has written so far.
-    var output: String { collected.withLock { $0 } }
+    package var output: String { collected.withLock { $0 } }
 
     /// Blocks until the output contains `text`, or `timeout` seconds pass; returns whether it does.
-    func waitForOutput(containing text: String, timeout: TimeInterval) -> Bool {
+    package func waitForOutput(containing text: String, timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !output.contains(text) {
             if Date() >= deadline { return false }
@@ -119,13 +130,13 @@ final class ChildProcess: Sendable {
     }
 
     /// Sends `signal` to the child.
-    func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         kill(pid, signal)
     }
 
     /// Blocks until the child ends and its output is read to the end; after `timeout` seconds, kills it with
     /// `SIGKILL` and returns `nil`.
-    func waitForExit(timeout: TimeInterval) -> Termination? {
+    package func waitForExit(timeout: TimeInterval) -> Termination? {
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
         var timedOut = false
@@ -146,11 +157,11 @@ final class ChildProcess: Sendable {
 }
 
 /// Where the package's executables are: next to the test runner.
-enum ProductsDirectory {
+package enum ProductsDirectory {
 
     /// The directories searched for a product, best first: on Linux the test runner is itself an executable
     /// (`<products>/<package>PackageTests.xctest`), on Darwin a bundle loaded from the products directory.
-    static var candidates: [URL] {
+    package static var candidates: [URL] {
         var directories: [URL] = []
         if let override = ProcessInfo.processInfo.environment["PK_PRODUCTS_DIR"] {
             directories.append(URL(fileURLWithPath: override))
@@ -166,7 +177,7 @@ enum ProductsDirectory {
     }
 
     /// The path of the executable product `name`, if one of the candidate directories has it.
-    static func executable(named name: String) -> String? {
+    package static func executable(named name: String) -> String? {
         candidates.map { $0.appendingPathComponent(name).path }.first {
             FileManager.default.isExecutableFile(atPath: $0)
         }
