@@ -84,8 +84,11 @@
                     backoff = min(backoff * 2, 2)
                 }
             }
-            perform(state.withLock { $0.finished(job.id) })
-            wakePipe.wake()
+            let (action, held) = state.withLock { ($0.finished(job.id), $0.jobs.count) }
+            perform(action)
+            // PERF(W16): wake the claim loop only when it may claim: a run slot is free (no backlog), or the
+            // prefetched jobs are down to one batch (a backlog). A wake per finished job cost a context switch each.
+            if held <= concurrency { wakePipe.wake() }
         }
 
         /// Applies one outcome in one transaction. Returns a further outcome to apply when the completion hook
