@@ -260,3 +260,87 @@
         }
     }
 #endif
+
+/// W16 to W18: durable jobs on PostgreSQL, when the benchmark is built with the Postgres trait and
+/// Scripts/bench.sh gave it a server (PK_POSTGRES_URL); otherwise a message says they were skipped.
+@MainActor func runDurableWorkloads() {
+    guard selected("W16") || selected("W17") || selected("W18") else { return }
+    #if Postgres
+        guard let url = ProcessInfo.processInfo.environment["PK_POSTGRES_URL"], !url.isEmpty else {
+            FileHandle.standardError.write(Data("W16-W18 skipped: PK_POSTGRES_URL is not set\n".utf8))
+            return
+        }
+        do {
+            let bench = try DurableBench(url: url)
+            defer { bench.drop() }
+            if selected("W16") { try measureThroughput(bench) }
+            if selected("W17") { try measurePickupLatency(bench) }
+        } catch {
+            FileHandle.standardError.write(Data("W16/W17 failed: \(error)\n".utf8))
+        }
+        if selected("W18") { measureRecovery(url: url) }
+    #else
+        FileHandle.standardError.write(Data("W16-W18 skipped: built without the Postgres trait\n".utf8))
+    #endif
+}
+
+#if Postgres
+    /// W16: no-op jobs through four workers against the bare loop, alternately.
+    @MainActor private func measureThroughput(_ bench: DurableBench) throws {
+        let jobs = quick ? 1_000 : 10_000
+        let names = ["4 DurableWorkers × 4", "bare libpq loop, 4 connections (floor)"]
+        var results = names.map { Measurement(contender: $0) }
+        for _ in 0..<(quick ? 1 : 3) {
+            try bench.insert(jobs)
+            results[0].seconds.append(try bench.throughWorkers(jobs, workers: 4, concurrency: 4))
+            try bench.insert(jobs)
+            results[1].seconds.append(try bench.bareLoop(jobs, threads: 4, batch: 4))
+        }
+        let w16 = Workload(
+            id: "W16", title: "\(jobs) no-op durable jobs (PostgreSQL)", operations: jobs, contenders: [],
+            target: { m in
+                let r = ratio(m, names[1], names[0])
+                let perSecond = Double(jobs) / (m[names[0]] ?? .nan)
+                return (String(format: "≥0.8×floor (%.2f), %.0f jobs/s", r, perSecond), r >= 0.8)
+            })
+        report(w16, results)
+    }
+
+    /// W17: enqueue → execute on an idle worker.
+    @MainActor private func measurePickupLatency(_ bench: DurableBench) throws {
+        let samples = quick ? 30 : 200
+        let latencies = try bench.pickupLatencies(samples: samples)
+        let p50 = latencies[latencies.count / 2]
+        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+        rows.append(
+            Row(
+                workload: "W17 pickup latency, enqueue → execute, idle worker (PostgreSQL)",
+                contender: "DurableWorker, LISTEN/NOTIFY", operations: samples, medianSeconds: p50 / 1_000,
+                microsecondsPerOperation: p50 * 1_000,
+                target: String(format: "p50 ≤ 10 ms (p50 %.2f ms, p99 %.2f ms)", p50, p99), met: p50 <= 10))
+    }
+
+    /// W18: a killed worker process's jobs running again on another.
+    @MainActor private func measureRecovery(url: String) {
+        let fleet = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("DurableFleet").path
+        guard FileManager.default.isExecutableFile(atPath: fleet) else {
+            FileHandle.standardError.write(Data("W18 skipped: DurableFleet is not beside the benchmark\n".utf8))
+            return
+        }
+        let bench = RecoveryBench(url: url, fleet: fleet)
+        var measurement = Measurement(contender: "kill -9, then a DurableWorker process, 2 s lease")
+        for _ in 0..<(quick ? 1 : 3) {
+            if let seconds = bench.measure() { measurement.seconds.append(seconds) }
+        }
+        let worst = measurement.seconds.max() ?? .nan
+        rows.append(
+            Row(
+                workload: "W18 recovery of a killed worker's jobs (PostgreSQL)", contender: measurement.contender,
+                operations: 1, medianSeconds: measurement.median, microsecondsPerOperation: measurement.median * 1e6,
+                target: String(
+                    format: "≤ lease + 1 s = %.1f s (worst %.2f s of %d)", bench.lease + 1, worst,
+                    measurement.seconds.count),
+                met: worst <= bench.lease + 1))
+    }
+#endif

@@ -42,7 +42,7 @@
         let outcomeLane: DatabaseLane
         let heartbeatLane: DatabaseLane
         let stopWaiters = PKMutex<StopWaiters>(StopWaiters())
-        let counters = PKMutex(Counters())
+        let counters = PKMutex(Statistics())
 
         struct StopWaiters {
             var stopped = false
@@ -67,7 +67,6 @@
             /// Expired leases this worker's reaper handled.
             public var reaped = 0
         }
-        typealias Counters = Statistics
 
         /// Creates a worker for `queue`'s registered kinds.
         ///
