@@ -42,7 +42,8 @@ let package = Package(
         .target(name: "PKConditions", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(
             name: "PKCapabilities", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
-        .target(name: "PKTesting", dependencies: ["PKCore", "PKCapabilities"], swiftSettings: swiftSettings),
+        .target(
+            name: "PKTesting", dependencies: ["PKCore", "PKCapabilities", "PKNetwork"], swiftSettings: swiftSettings),
         .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(name: "PKNetwork", dependencies: ["PKCore", "PKObservers"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -94,7 +95,8 @@ let package = Package(
             name: "PKObserversTests", dependencies: ["PKObservers", "PKTesting", "GracefulShutdown"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PKMigrationTests", dependencies: ["PKCore", "PKConditions", "PKTesting"],
+            name: "PKMigrationTests",
+            dependencies: ["PKCore", "PKConditions", "PKNetwork", "PKObservers", "PKTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PKCapabilitiesTests", dependencies: ["PKCapabilities", "PKConditions", "PKTesting"],

@@ -1,8 +1,9 @@
 // W16 and W17: PKPostgres against a real server (Scripts/postgres.sh), when built with the Postgres trait and given
 // PK_POSTGRES_URL by Scripts/bench.sh. Each repetition enqueues its jobs untimed, then times only their processing.
+import Foundation
+
 #if Postgres
     import Dispatch
-    import Foundation
     import PKCore
     import PKPostgres
     import Synchronization

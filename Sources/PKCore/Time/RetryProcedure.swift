@@ -8,6 +8,10 @@ public struct RetryFailureInfo<T: Procedure>: Sendable {
     public let errors: [any Error]
     /// The number of attempts made so far, this one included.
     public let count: Int
+    /// Adds operations to the retry, as children (ProcedureKit's `addOperations`): work the next attempt waits
+    /// for, such as a token refresh, that the retry's cancellation then cancels too. Make the next attempt depend
+    /// on them; add them only when the handler returns a payload.
+    public let addOperations: @Sendable (Operation...) -> Void
 
     /// The first error.
     public var error: (any Error)? { errors.first }
@@ -101,7 +105,9 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
 
     override func attemptWillFinish(_ attempt: T, withErrors errors: [any Error]) -> [any Error] {
         guard !errors.isEmpty else { return [] }  // success: no further attempt
-        let info = RetryFailureInfo(operation: attempt, errors: errors, count: count)
+        let info = RetryFailureInfo(operation: attempt, errors: errors, count: count) { [weak self] operations in
+            self?.addChildren(operations)
+        }
         let retrying = addNextOperation { [retry] payload in retry(info, payload) }
         return retrying ? [] : errors
     }

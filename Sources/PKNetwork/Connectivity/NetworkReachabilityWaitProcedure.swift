@@ -27,6 +27,17 @@ public final class NetworkReachabilityWaitProcedure: Procedure, @unchecked Senda
         }
     }
 
+    /// Creates a wait for `connectivity` through a ProcedureKit-style ``Reachability/Manager``:
+    /// ProcedureKit's initialiser (internal there), with `connectivity:` for its `via:`.
+    public convenience init(reachability: Reachability.Manager, connectivity: NetworkConnectivity = .any) {
+        self.init(connectivity: connectivity, monitor: reachability.monitor)
+    }
+
+    /// Creates a wait for `connectivity` through a ``Reachability/Manager``, with ProcedureKit's label.
+    public convenience init(reachability: Reachability.Manager, via connectivity: NetworkConnectivity) {
+        self.init(connectivity: connectivity, monitor: reachability.monitor)
+    }
+
     /// Waits.
     public override func execute() {
         let id = monitor.wait(for: connectivity) { [self] in finish() }

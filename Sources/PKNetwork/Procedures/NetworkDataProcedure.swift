@@ -28,8 +28,11 @@ open class NetworkDataProcedure: Procedure, InputProcedure, OutputProcedure, Net
     // @unchecked Sendable: `values` is guarded by its PKMutex, the controller by its own; `session` and
     // `completion` are immutable and Sendable; the rest is Procedure's.
 
+    /// The procedure's result: ProcedureKit's `NetworkResult`.
+    public typealias NetworkResult = ProcedureResult<HTTPPayloadResponse<Data>>
+
     /// The completion handler's type.
-    public typealias CompletionBlock = @Sendable (ProcedureResult<HTTPPayloadResponse<Data>>) -> Void
+    public typealias CompletionBlock = @Sendable (NetworkResult) -> Void
 
     private struct Values {
         var input: Pending<URLRequest>
@@ -40,7 +43,9 @@ open class NetworkDataProcedure: Procedure, InputProcedure, OutputProcedure, Net
 
     /// The session that makes the task.
     public let session: any NetworkSession
-    private let completion: CompletionBlock
+    /// The completion handler, called once with the result before the procedure finishes (not when it is
+    /// cancelled).
+    public let completion: CompletionBlock
     private let values: PKMutex<Values>
     private let controller = NetworkTaskController()
 
@@ -55,6 +60,15 @@ open class NetworkDataProcedure: Procedure, InputProcedure, OutputProcedure, Net
         super.init()
         name = "NetworkDataProcedure"
         addObserver(NetworkTaskCancelObserver(controller: controller))
+    }
+
+    /// Creates a procedure that loads `request` (or the injected request) with a `URLSession`, through a ``URLSessionAdapter``.
+    public convenience init(
+        session: URLSession, request: URLRequest? = nil,
+        completionHandler: @escaping CompletionBlock = { _ in }
+    ) {
+        self.init(
+            session: URLSessionAdapter(session), request: request, completionHandler: completionHandler)
     }
 
     /// The request.
@@ -94,7 +108,7 @@ open class NetworkDataProcedure: Procedure, InputProcedure, OutputProcedure, Net
             finish()
             return
         }
-        let task = session.makeDataTask(with: NetworkRequestPreparation.prepare(request)) { data, response, error in
+        let task = session.dataTask(with: NetworkRequestPreparation.prepare(request)) { data, response, error in
             NetworkRequestPreparation.hop { self.taskDidComplete(data: data, response: response, error: error) }
         }
         controller.start(task)

@@ -33,8 +33,11 @@ open class NetworkDownloadProcedure: Procedure, InputProcedure, OutputProcedure,
     // @unchecked Sendable: `values` is guarded by its PKMutex, the controller by its own; `session` and
     // `completion` are immutable and Sendable; the rest is Procedure's.
 
+    /// The procedure's result: ProcedureKit's `NetworkResult`.
+    public typealias NetworkResult = ProcedureResult<HTTPPayloadResponse<URL>>
+
     /// The completion handler's type.
-    public typealias CompletionBlock = @Sendable (ProcedureResult<HTTPPayloadResponse<URL>>) -> Void
+    public typealias CompletionBlock = @Sendable (NetworkResult) -> Void
 
     private struct Values {
         var input: Pending<URLRequest>
@@ -50,7 +53,9 @@ open class NetworkDownloadProcedure: Procedure, InputProcedure, OutputProcedure,
     public let session: any NetworkSession
     /// The directory the downloaded file is moved to.
     public let downloadDirectory: URL
-    private let completion: CompletionBlock
+    /// The completion handler, called once with the result before the procedure finishes (not when it is
+    /// cancelled).
+    public let completion: CompletionBlock
     private let values: PKMutex<Values>
     private let controller = NetworkTaskController()
 
@@ -67,6 +72,16 @@ open class NetworkDownloadProcedure: Procedure, InputProcedure, OutputProcedure,
         super.init()
         name = "NetworkDownloadProcedure"
         addObserver(NetworkTaskCancelObserver(controller: controller))
+    }
+
+    /// Creates a procedure that downloads `request` (or the injected request) with a `URLSession`, through a ``URLSessionAdapter``.
+    public convenience init(
+        session: URLSession, request: URLRequest? = nil, downloadDirectory: URL? = nil,
+        completionHandler: @escaping CompletionBlock = { _ in }
+    ) {
+        self.init(
+            session: URLSessionAdapter(session), request: request, downloadDirectory: downloadDirectory,
+            completionHandler: completionHandler)
     }
 
     /// The request.
@@ -107,7 +122,7 @@ open class NetworkDownloadProcedure: Procedure, InputProcedure, OutputProcedure,
             finish()
             return
         }
-        let task = session.makeDownloadTask(with: NetworkRequestPreparation.prepare(request)) {
+        let task = session.downloadTask(with: NetworkRequestPreparation.prepare(request)) {
             location, response, error in
             // The session's file must be moved before this handler returns; everything else happens off the
             // session's delegate queue.

@@ -33,8 +33,11 @@ open class NetworkUploadProcedure: Procedure, InputProcedure, OutputProcedure, N
     // @unchecked Sendable: `values` is guarded by its PKMutex, the controller by its own; `session` and
     // `completion` are immutable and Sendable; the rest is Procedure's.
 
+    /// The procedure's result: ProcedureKit's `NetworkResult`.
+    public typealias NetworkResult = ProcedureResult<HTTPPayloadResponse<Data>>
+
     /// The completion handler's type.
-    public typealias CompletionBlock = @Sendable (ProcedureResult<HTTPPayloadResponse<Data>>) -> Void
+    public typealias CompletionBlock = @Sendable (NetworkResult) -> Void
 
     private struct Values {
         var input: Pending<HTTPPayloadRequest<Data>>
@@ -45,7 +48,9 @@ open class NetworkUploadProcedure: Procedure, InputProcedure, OutputProcedure, N
 
     /// The session that makes the task.
     public let session: any NetworkSession
-    private let completion: CompletionBlock
+    /// The completion handler, called once with the result before the procedure finishes (not when it is
+    /// cancelled).
+    public let completion: CompletionBlock
     private let values: PKMutex<Values>
     private let controller = NetworkTaskController()
 
@@ -60,6 +65,15 @@ open class NetworkUploadProcedure: Procedure, InputProcedure, OutputProcedure, N
         super.init()
         name = "NetworkUploadProcedure"
         addObserver(NetworkTaskCancelObserver(controller: controller))
+    }
+
+    /// Creates a procedure that sends `data` with `request` (or the injected payload request) with a `URLSession`, through a ``URLSessionAdapter``.
+    public convenience init(
+        session: URLSession, request: URLRequest? = nil, data: Data? = nil,
+        completionHandler: @escaping CompletionBlock = { _ in }
+    ) {
+        self.init(
+            session: URLSessionAdapter(session), request: request, data: data, completionHandler: completionHandler)
     }
 
     /// The request and the body to send.
@@ -100,7 +114,7 @@ open class NetworkUploadProcedure: Procedure, InputProcedure, OutputProcedure, N
             return
         }
         let request = NetworkRequestPreparation.prepare(payloadRequest.request)
-        let task = session.makeUploadTask(with: request, from: payloadRequest.payload ?? Data()) {
+        let task = session.uploadTask(with: request, from: payloadRequest.payload ?? Data()) {
             data, response, error in
             NetworkRequestPreparation.hop { self.taskDidComplete(data: data, response: response, error: error) }
         }

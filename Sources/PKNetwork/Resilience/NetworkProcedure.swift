@@ -29,7 +29,8 @@ import PKObservers
 ///   ``HTTPStatusError`` carrying the status and body.
 ///
 /// That policy is a ``NetworkRecovery``'s. Subclass it and pass it to ``init(dispatchQueue:recovery:clock:body:)``
-/// to act between attempts, for example to refresh a token after a 401.
+/// to change what is retried (``NetworkRecovery/shouldRetry(givenNetworkResponse:)``) or to act between attempts
+/// (``NetworkRecovery/recover(withInfo:payload:)``), for example to refresh a token after a 401.
 ///
 /// Threads and cancellation are ``PKCore/RetryProcedure``'s: cancelling it cancels the running attempt (and its
 /// request) or the wait between attempts, and makes no further attempt.
@@ -79,6 +80,22 @@ open class NetworkProcedure<T: Procedure & NetworkOperation>: RetryProcedure<T>,
         self.init(dispatchQueue: dispatchQueue, recovery: recovery, clock: clock, iterator: BodyIterator(body: body))
     }
 
+    /// Creates a network procedure whose attempts `iterator` makes (running out stops), retried as `resilience`
+    /// says, waiting for `connectivity` through `monitor` when the network is down: ProcedureKit's
+    /// `init(dispatchQueue:resilience:connectivity:iterator:)`.
+    ///
+    /// `clock` measures the waits between attempts and the per-attempt timeouts.
+    public convenience init(
+        dispatchQueue: DispatchQueue? = nil, resilience: any NetworkResilience = DefaultNetworkResilience(),
+        connectivity: NetworkConnectivity = .any, monitor: ConnectivityMonitor = .shared,
+        clock: any ProcedureClock = SystemClock(), iterator: some IteratorProtocol<T>
+    ) {
+        self.init(
+            dispatchQueue: dispatchQueue,
+            recovery: NetworkRecovery(resilience: resilience, connectivity: connectivity, monitor: monitor),
+            clock: clock, iterator: iterator)
+    }
+
     /// Creates a network procedure whose attempts `body` makes (returning `nil` stops), retried as `resilience`
     /// says, waiting for `connectivity` through `monitor` when the network is down.
     ///
@@ -94,12 +111,12 @@ open class NetworkProcedure<T: Procedure & NetworkOperation>: RetryProcedure<T>,
             clock: clock, iterator: BodyIterator(body: body))
     }
 
-    /// Turns a retryable status into an error, so that the retry sees a failed attempt, then goes on as
-    /// ``PKCore/RetryProcedure`` does.
+    /// Turns a status the ``recovery`` would retry (``NetworkRecovery/shouldRetry(givenNetworkResponse:)``) into an
+    /// error, so that the retry sees a failed attempt, then goes on as ``PKCore/RetryProcedure`` does.
     open override func child(_ child: Procedure, willFinishWithErrors errors: [any Error]) {
         var errors = errors
         if errors.isEmpty, let attempt = child as? T, attempt === current, let code = attempt.urlResponse?.code,
-            resilience.shouldRetry(forResponseWithHTTPStatusCode: code)
+            recovery.shouldRetry(givenNetworkResponse: ProcedureKitNetworkResponse(response: attempt.urlResponse))
         {
             errors = [ProcedureKitNetworkResiliencyError.receivedErrorStatusCode(code)]
         }

@@ -9,21 +9,20 @@ import Foundation
 ///
 /// The default policy is the one ``NetworkProcedure`` describes: retryable statuses after the backoff or
 /// `Retry-After`, connection-level failures of idempotent requests, and a ``NetworkReachabilityWaitProcedure`` first
-/// when the ``ConnectivityMonitor``'s provider reports no network. Override
-/// ``recover(withInfo:payload:for:)`` to handle more, for example to refresh a token after a 401 before the next
-/// attempt, and call `super` for the rest:
+/// when the ``ConnectivityMonitor``'s provider reports no network. Override ProcedureKit's hooks:
+/// ``shouldRetry(givenNetworkResponse:)`` to change what is retried, or ``recover(withInfo:payload:)`` to handle
+/// more, for example to refresh a token after a 401 before the next attempt, calling `super` for the rest:
 ///
 /// ```swift
 /// final class RefreshingRecovery: NetworkRecovery<NetworkDataProcedure>, @unchecked Sendable {
 ///     // @unchecked Sendable: no stored state besides NetworkRecovery's immutable properties.
 ///     override func recover(
 ///         withInfo info: RetryFailureInfo<NetworkDataProcedure>,
-///         payload: RepeatProcedurePayload<NetworkDataProcedure>,
-///         for procedure: NetworkProcedure<NetworkDataProcedure>
+///         payload: RepeatProcedurePayload<NetworkDataProcedure>
 ///     ) -> RepeatProcedurePayload<NetworkDataProcedure>? {
 ///         guard (info.error as? HTTPStatusError)?.code == .unauthorized, info.count == 1,
 ///             let request = payload.operation.input.value
-///         else { return super.recover(withInfo: info, payload: payload, for: procedure) }
+///         else { return super.recover(withInfo: info, payload: payload) }
 ///         let refresh = NetworkDataProcedure(session: session, request: tokenRequest)
 ///         payload.operation.injectResult(from: refresh) { (response: HTTPPayloadResponse<Data>) in
 ///             var authorized = request
@@ -31,7 +30,7 @@ import Foundation
 ///             authorized.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
 ///             return authorized
 ///         }
-///         procedure.addChild(refresh)
+///         info.addOperations(refresh)
 ///         return payload.set(delay: nil)
 ///     }
 /// }
@@ -65,26 +64,51 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
         self.monitor = monitor
     }
 
-    /// Returns the next attempt to make after the failed attempt `info` describes (`payload`, possibly adjusted, for
-    /// example with another delay), or `nil` to stop, in which case the network procedure finishes with the
-    /// attempt's errors.
+    /// Returns the next attempt to make after the failed attempt `info` describes, for `procedure`: what
+    /// ``NetworkProcedure`` calls. By default, ``recover(withInfo:payload:)``.
     ///
-    /// Runs in `procedure`'s event context, serialized with its other events, while the failed attempt is
-    /// finishing: keep it short and never wait in it. To run work before the next attempt, add it to `procedure`
-    /// with `addChild(_:)` and make `payload.operation` depend on it (or inject its result); cancelling `procedure`
-    /// cancels that work too (add it only when returning a payload). Not called when `procedure` has been
-    /// cancelled, nor after the last permitted attempt.
+    /// Override this one when the recovery needs the network procedure itself (say, to read another of its
+    /// properties); otherwise override ProcedureKit's ``recover(withInfo:payload:)``. Runs in `procedure`'s event
+    /// context, serialized with its other events, while the failed attempt is finishing: keep it short and never
+    /// wait in it. Not called when `procedure` has been cancelled, nor after the last permitted attempt.
     open func recover(
         withInfo info: RetryFailureInfo<T>, payload: RepeatProcedurePayload<T>, for procedure: NetworkProcedure<T>
     ) -> RepeatProcedurePayload<T>? {
+        recover(withInfo: info, payload: payload)
+    }
+
+    /// Returns the next attempt to make after the failed attempt `info` describes (`payload`, possibly adjusted,
+    /// for example with another delay), or `nil` to stop, in which case the network procedure finishes with the
+    /// attempt's errors: ProcedureKit's `recover(withInfo:payload:)`.
+    ///
+    /// The default policy:
+    /// 1. When ``shouldWaitForReachabilityChange(givenNetworkResponse:)``, the next attempt waits for a
+    ///    ``NetworkReachabilityWaitProcedure`` (added with `info.addOperations`) instead of the backoff.
+    /// 2. Otherwise, unless ``shouldRetry(givenNetworkResponse:)``, stop.
+    /// 3. A retried status repeats a request that was not idempotent only for 408, 429 and 503 (the request was not
+    ///    processed) or when ``NetworkResilience/retriesNonIdempotentRequests`` says so; 429 and 503 wait for the
+    ///    server's `Retry-After`, capped at ``NetworkResilience/maximumRetryAfter``.
+    /// 4. Any other failure repeats a request only when it is idempotent (or the resilience says so), first waiting
+    ///    for connectivity when the ``ConnectivityMonitor``'s provider reports none.
+    ///
+    /// To run work before the next attempt, add it with `info.addOperations` and make `payload.operation` depend on
+    /// it (or inject its result); cancelling the network procedure cancels that work too.
+    open func recover(withInfo info: RetryFailureInfo<T>, payload: RepeatProcedurePayload<T>)
+        -> RepeatProcedurePayload<T>?
+    {
         let attempt = info.operation
         guard let error = info.error else { return nil }
         let mayRepeatUnsafely =
             resilience.retriesNonIdempotentRequests || (attempt.networkRequest?.isIdempotent ?? false)
-        let networkError = ProcedureKitNetworkError(error)
+        let response = ProcedureKitNetworkResponse(response: attempt.urlResponse, error: error)
+
+        if shouldWaitForReachabilityChange(givenNetworkResponse: response) {
+            guard mayRepeatUnsafely else { return nil }
+            return waitForConnectivity(before: payload, info: info)
+        }
+        guard shouldRetry(givenNetworkResponse: response) else { return nil }
 
         if let code = statusCode(of: error) {
-            guard resilience.shouldRetry(forResponseWithHTTPStatusCode: code) else { return nil }
             // 408, 429 and 503 say the request was not processed; other statuses may mean it was.
             let unprocessed: Set<HTTPStatusCode> = [.requestTimeout, .tooManyRequests, .serviceUnavailable]
             guard unprocessed.contains(code) || mayRepeatUnsafely else { return nil }
@@ -96,18 +120,46 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
             return payload
         }
 
-        guard networkError.isConnectionLevelError || networkError.waitForReachabilityChangeBeforeRetrying,
-            mayRepeatUnsafely
-        else { return nil }
-        if networkError.waitForReachabilityChangeBeforeRetrying
-            || !monitor.provider.currentStatus().satisfies(connectivity)
-        {
-            let wait = NetworkReachabilityWaitProcedure(connectivity: connectivity, monitor: monitor)
-            payload.operation.addDependency(wait)
-            procedure.addChild(wait)
-            return payload.set(delay: nil)
+        guard mayRepeatUnsafely else { return nil }
+        if response.error?.isConnectionLevelError == true, !monitor.provider.currentStatus().satisfies(connectivity) {
+            return waitForConnectivity(before: payload, info: info)
         }
         return payload
+    }
+
+    /// Whether the attempt that `networkResponse` describes should be retried: ProcedureKit's hook, open so that
+    /// a subclass can widen or narrow it.
+    ///
+    /// By default: a connection-level failure (``ProcedureKitNetworkError/isTransientError`` or
+    /// ``ProcedureKitNetworkError/isTimeoutError``), or a 4xx/5xx status that the ``resilience`` retries
+    /// (``NetworkResilience/shouldRetry(forResponseWithHTTPStatusCode:)``). ``NetworkProcedure`` also asks it about
+    /// an attempt that finished without error: a status it accepts makes that attempt fail with
+    /// ``ProcedureKitNetworkResiliencyError/receivedErrorStatusCode(_:)``, so that it is retried.
+    open func shouldRetry(givenNetworkResponse networkResponse: ProcedureKitNetworkResponse) -> Bool {
+        if let error = networkResponse.error, error.isTransientError || error.isTimeoutError { return true }
+        guard let code = networkResponse.httpStatusCode, code.isClientError || code.isServerError else {
+            return false
+        }
+        return resilience.shouldRetry(forResponseWithHTTPStatusCode: code)
+    }
+
+    /// Whether the attempt failed for want of a network, so that the next attempt should wait for connectivity
+    /// rather than the backoff: ProcedureKit's hook. By default,
+    /// ``ProcedureKitNetworkError/waitForReachabilityChangeBeforeRetrying``.
+    open func shouldWaitForReachabilityChange(givenNetworkResponse networkResponse: ProcedureKitNetworkResponse)
+        -> Bool
+    {
+        networkResponse.error?.waitForReachabilityChangeBeforeRetrying ?? false
+    }
+
+    /// `payload`, without delay, after a ``NetworkReachabilityWaitProcedure`` added to the network procedure.
+    private func waitForConnectivity(before payload: RepeatProcedurePayload<T>, info: RetryFailureInfo<T>)
+        -> RepeatProcedurePayload<T>
+    {
+        let wait = NetworkReachabilityWaitProcedure(connectivity: connectivity, monitor: monitor)
+        payload.operation.addDependency(wait)
+        info.addOperations(wait)
+        return payload.set(delay: nil)
     }
 
     /// The status code that made the attempt fail: a retryable status the procedure turned into an error, or a

@@ -40,6 +40,9 @@ public final class ManagedNetworkSession: NetworkSession {
         session = URLSession(configuration: configuration)
     }
 
+    /// Makes the tasks.
+    private var adapter: URLSessionAdapter { URLSessionAdapter(session) }
+
     deinit {
         let wasInvalidated = invalidated.withLock { $0 }
         if !wasInvalidated { session.finishTasksAndInvalidate() }
@@ -68,35 +71,35 @@ public final class ManagedNetworkSession: NetworkSession {
     }
 
     /// Makes a data task, or a task failing with ``NetworkSessionError/invalidated``.
-    public func makeDataTask(
+    public func dataTask(
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkDataTask {
         let task: (any NetworkDataTask)? = invalidated.withLock { invalidated in
-            invalidated ? nil : session.makeDataTask(with: request, completionHandler: completionHandler)
+            invalidated ? nil : adapter.dataTask(with: request, completionHandler: completionHandler)
         }
         return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
     }
 
     /// Makes a download task, or a task failing with ``NetworkSessionError/invalidated``.
-    public func makeDownloadTask(
+    public func downloadTask(
         with request: URLRequest,
         completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkDownloadTask {
         let task: (any NetworkDownloadTask)? = invalidated.withLock { invalidated in
-            invalidated ? nil : session.makeDownloadTask(with: request, completionHandler: completionHandler)
+            invalidated ? nil : adapter.downloadTask(with: request, completionHandler: completionHandler)
         }
         return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
     }
 
     /// Makes an upload task, or a task failing with ``NetworkSessionError/invalidated``.
-    public func makeUploadTask(
+    public func uploadTask(
         with request: URLRequest, from bodyData: Data?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkUploadTask {
         let task: (any NetworkUploadTask)? = invalidated.withLock { invalidated in
             invalidated
-                ? nil : session.makeUploadTask(with: request, from: bodyData, completionHandler: completionHandler)
+                ? nil : adapter.uploadTask(with: request, from: bodyData, completionHandler: completionHandler)
         }
         return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
     }

@@ -4,12 +4,16 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A task a ``NetworkSession`` makes: ProcedureKit's `URLSessionTaskProtocol`.
+/// A task a ``NetworkSession`` makes: ProcedureKit's `URLSessionTaskProtocol`, under which name it is also known.
 ///
 /// PKNetwork's procedures call ``resume()`` once, from the procedure's event context, and ``cancel()`` from a
 /// DidCancel observer; a conforming task must then call its completion handler once, with `URLError.cancelled`
 /// when it was cancelled before it completed.
-public protocol NetworkTask: AnyObject, Sendable {
+///
+/// `Sendable` because the procedures hand a task between threads. A ProcedureKit test double conforms unchanged
+/// in the Swift 5 language mode (with a warning); in the Swift 6 mode, make it `Sendable` (PKTesting's
+/// `TestableURLSessionTask` is).
+public protocol NetworkTask: Sendable {
     /// Starts the task.
     func resume()
     /// Cancels the task; its completion handler is still called, once.

@@ -32,6 +32,15 @@ public struct HTTPPayloadResponse<Payload: Sendable>: HTTPPayloadResponseProtoco
     public var statusCode: Int { response.statusCode }
 }
 
+/// Equal when the payloads are equal and the responses are (`HTTPURLResponse` compares as `NSObject` does:
+/// the same object), as in ProcedureKit.
+extension HTTPPayloadResponse: Equatable where Payload: Equatable {
+    /// Whether `lhs` and `rhs` have equal payloads and equal responses.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.payload == rhs.payload && lhs.response == rhs.response
+    }
+}
+
 extension HTTPURLResponse {
     /// The status code as an ``HTTPStatusCode``, or `nil` for a code it does not name.
     public var code: HTTPStatusCode? { HTTPStatusCode(rawValue: statusCode) }

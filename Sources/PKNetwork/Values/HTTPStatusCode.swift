@@ -1,7 +1,10 @@
 /// An HTTP status code with a name: ProcedureKit's `HTTPStatusCode`, with its classifications.
 ///
 /// `HTTPURLResponse.code` gives the named code of a response, or `nil` for one this enum does not name (use
-/// `statusCode` for those).
+/// `statusCode` for those). The codes are ProcedureKit's, the non-standard ones (440, 444, 449, 450, 495, 497, 498,
+/// 499, 509, 530) included, plus 425 Too Early. ProcedureKit's misspelled names (`movedPermenantly`,
+/// `unprocesssableEntity`, `urpgradeRequired`, `requestHeadersFieldTooLarge`) and its name for 103 (`checkpoint`)
+/// remain as deprecated aliases of the corrected cases: code that uses them compiles, with a warning and a fix-it.
 public enum HTTPStatusCode: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// 100 Continue.
     case `continue` = 100
@@ -103,8 +106,24 @@ public enum HTTPStatusCode: Int, Sendable, Hashable, CaseIterable, CustomStringC
     case tooManyRequests = 429
     /// 431 Request Header Fields Too Large.
     case requestHeaderFieldsTooLarge = 431
+    /// 440 Login Time-out (Microsoft IIS, non-standard).
+    case iisLoginTimeout = 440
+    /// 444 No Response (nginx, non-standard).
+    case nginxNoResponse = 444
+    /// 449 Retry With (Microsoft IIS, non-standard).
+    case iisRetryWith = 449
+    /// 450 Blocked by Windows Parental Controls (Microsoft, non-standard).
+    case blockedByWindowsParentalControls = 450
     /// 451 Unavailable For Legal Reasons.
     case unavailableForLegalReasons = 451
+    /// 495 SSL Certificate Error (nginx, non-standard).
+    case nginxSSLCertificateError = 495
+    /// 497 HTTP Request Sent to HTTPS Port (nginx, non-standard).
+    case nginxHTTPToHTTPS = 497
+    /// 498 Invalid Token (Esri, non-standard).
+    case tokenExpired = 498
+    /// 499 Client Closed Request (nginx, non-standard).
+    case nginxClientClosedRequest = 499
     /// 500 Internal Server Error.
     case internalServerError = 500
     /// 501 Not Implemented.
@@ -123,10 +142,14 @@ public enum HTTPStatusCode: Int, Sendable, Hashable, CaseIterable, CustomStringC
     case insufficientStorage = 507
     /// 508 Loop Detected.
     case loopDetected = 508
+    /// 509 Bandwidth Limit Exceeded (Apache and cPanel, non-standard).
+    case bandwidthLimitExceeded = 509
     /// 510 Not Extended.
     case notExtended = 510
     /// 511 Network Authentication Required.
     case networkAuthenticationRequired = 511
+    /// 530 Site is Frozen (Pantheon, non-standard).
+    case siteIsFrozen = 530
 
     /// 1xx.
     public var isInformational: Bool { (100..<200).contains(rawValue) }
@@ -192,7 +215,15 @@ public enum HTTPStatusCode: Int, Sendable, Hashable, CaseIterable, CustomStringC
         case .preconditionRequired: "Precondition Required"
         case .tooManyRequests: "Too Many Requests"
         case .requestHeaderFieldsTooLarge: "Request Header Fields Too Large"
+        case .iisLoginTimeout: "Login Time-out"
+        case .nginxNoResponse: "No Response"
+        case .iisRetryWith: "Retry With"
+        case .blockedByWindowsParentalControls: "Blocked by Windows Parental Controls"
         case .unavailableForLegalReasons: "Unavailable For Legal Reasons"
+        case .nginxSSLCertificateError: "SSL Certificate Error"
+        case .nginxHTTPToHTTPS: "HTTP Request Sent to HTTPS Port"
+        case .tokenExpired: "Invalid Token"
+        case .nginxClientClosedRequest: "Client Closed Request"
         case .internalServerError: "Internal Server Error"
         case .notImplemented: "Not Implemented"
         case .badGateway: "Bad Gateway"
@@ -202,11 +233,32 @@ public enum HTTPStatusCode: Int, Sendable, Hashable, CaseIterable, CustomStringC
         case .variantAlsoNegotiates: "Variant Also Negotiates"
         case .insufficientStorage: "Insufficient Storage"
         case .loopDetected: "Loop Detected"
+        case .bandwidthLimitExceeded: "Bandwidth Limit Exceeded"
         case .notExtended: "Not Extended"
         case .networkAuthenticationRequired: "Network Authentication Required"
+        case .siteIsFrozen: "Site is Frozen"
         }
     }
 
     /// The code and its reason phrase, for example "404 Not Found".
     public var description: String { "\(rawValue) \(localizedReason)" }
+}
+
+// ProcedureKit's spellings, kept so that ported code compiles; each is the corrected case.
+extension HTTPStatusCode {
+    /// 301: ProcedureKit's misspelling of ``movedPermanently``.
+    @available(*, deprecated, renamed: "movedPermanently")
+    public static let movedPermenantly = HTTPStatusCode.movedPermanently
+    /// 422: ProcedureKit's misspelling of ``unprocessableEntity``.
+    @available(*, deprecated, renamed: "unprocessableEntity")
+    public static let unprocesssableEntity = HTTPStatusCode.unprocessableEntity
+    /// 426: ProcedureKit's misspelling of ``upgradeRequired``.
+    @available(*, deprecated, renamed: "upgradeRequired")
+    public static let urpgradeRequired = HTTPStatusCode.upgradeRequired
+    /// 431: ProcedureKit's misspelling of ``requestHeaderFieldsTooLarge``.
+    @available(*, deprecated, renamed: "requestHeaderFieldsTooLarge")
+    public static let requestHeadersFieldTooLarge = HTTPStatusCode.requestHeaderFieldsTooLarge
+    /// 103: ProcedureKit's name (from a withdrawn draft) for ``earlyHints``.
+    @available(*, deprecated, renamed: "earlyHints")
+    public static let checkpoint = HTTPStatusCode.earlyHints
 }

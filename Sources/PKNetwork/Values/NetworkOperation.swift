@@ -19,6 +19,6 @@ extension NetworkOperation {
 
     /// The outcome so far: the response, and the first error classified.
     public func makeNetworkResponse() -> ProcedureKitNetworkResponse {
-        ProcedureKitNetworkResponse(response: urlResponse, error: error.map(ProcedureKitNetworkError.init))
+        ProcedureKitNetworkResponse(response: urlResponse, error: error)
     }
 }

@@ -11,10 +11,12 @@ public struct ProcedureKitNetworkResponse: Sendable {
     /// The error, classified, or `nil` when the attempt finished without one.
     public let error: ProcedureKitNetworkError?
 
-    /// Creates a network response.
-    public init(response: HTTPURLResponse?, error: ProcedureKitNetworkError?) {
+    /// Creates a network response from an attempt's response and error, either of them absent by default, as
+    /// ProcedureKit's initialiser does; the error is classified as a ``ProcedureKitNetworkError`` (one already
+    /// classified is kept as it is).
+    public init(response: HTTPURLResponse? = nil, error: (any Error)? = nil) {
         self.response = response
-        self.error = error
+        self.error = error.map(ProcedureKitNetworkError.init)
     }
 
     /// The response's status code as an ``HTTPStatusCode``, or the status in an ``HTTPStatusError``.

@@ -86,26 +86,26 @@ final class RecordingSession: NetworkSession {
 
     init(base: any NetworkSession) { self.base = base }
 
-    func makeDataTask(
+    func dataTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkDataTask {
-        base.makeDataTask(with: request, completionHandler: completionHandler)
+        base.dataTask(with: request, completionHandler: completionHandler)
     }
 
-    func makeDownloadTask(
+    func downloadTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkDownloadTask {
-        base.makeDownloadTask(with: request) { [locations] url, response, error in
+        base.downloadTask(with: request) { [locations] url, response, error in
             if let url { locations.update { $0.append(url) } }
             completionHandler(url, response, error)
         }
     }
 
-    func makeUploadTask(
+    func uploadTask(
         with request: URLRequest, from bodyData: Data?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkUploadTask {
-        base.makeUploadTask(with: request, from: bodyData, completionHandler: completionHandler)
+        base.uploadTask(with: request, from: bodyData, completionHandler: completionHandler)
     }
 }
 
