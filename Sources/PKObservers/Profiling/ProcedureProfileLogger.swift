@@ -48,12 +48,12 @@ public struct ProcedureProfileLogger: ProcedureProfilerReporter {
         // A child's times are relative to its own profiler: shift them onto the outermost profiler's timeline.
         let offset = result.created - origin
         var parts = ["attached \(milliseconds(offset + result.attached))"]
-        if let started = result.started { parts.append("started \(milliseconds(offset + started))") }
+        if result.didExecute { parts.append("started \(milliseconds(offset + result.started))") }
         if let cancelled = result.cancelled { parts.append("cancelled \(milliseconds(offset + cancelled))") }
         if let finished = result.finished {
             var part = "finished \(milliseconds(offset + finished))"
-            if let started = result.started {
-                part += " (ran \(String(format: "%.3f ms", (finished - started) * 1000)))"
+            if result.didExecute {
+                part += " (ran \(String(format: "%.3f ms", (finished - result.started) * 1000)))"
             }
             parts.append(part)
         }

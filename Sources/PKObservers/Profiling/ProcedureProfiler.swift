@@ -20,7 +20,11 @@ import PKCore
 /// the process's monotonic clock unless it is given a ``PKCore/ProcedureClock`` (tests pass PKTesting's
 /// `ManualClock`). Callbacks run on the thread delivering the procedure's events; reporters are called outside
 /// any lock. Cancellation is recorded, not acted on. Thread-safe.
-public final class ProcedureProfiler: ProcedureObserver {
+///
+/// As in ProcedureKit, a profiler is `Identifiable` and `Equatable` (by identity), and is itself a
+/// ``ProcedureProfilerReporter``: a result handed to ``finishedProfiling(withResult:)`` is nested among its
+/// children.
+public final class ProcedureProfiler: ProcedureObserver, Identifiable, Equatable, ProcedureProfilerReporter {
 
     private let reporters: [any ProcedureProfilerReporter]
     private let clock: (any ProcedureClock)?
@@ -87,6 +91,21 @@ public final class ProcedureProfiler: ProcedureObserver {
         let now = time.seconds()
         let action = machine.withLock { $0.didFinish(ObjectIdentifier(procedure), at: now) }
         perform(action)
+    }
+
+    // MARK: - Identity
+
+    /// Two profilers are equal when they are the same profiler.
+    public static func == (lhs: ProcedureProfiler, rhs: ProcedureProfiler) -> Bool {
+        lhs === rhs
+    }
+
+    // MARK: - ProcedureProfilerReporter
+
+    /// Nests `result` among the children of the result this profiler will report, unless it has reported already
+    /// (then it is ignored). Results of the child profilers it attaches itself arrive by another route.
+    public func finishedProfiling(withResult result: ProfileResult) {
+        machine.withLock { $0.adopt(result) }
     }
 
     // MARK: - Children

@@ -14,9 +14,13 @@ public struct ProfileResult: Sendable, Equatable {
     public let created: TimeInterval
     /// When the profiler was attached to the procedure (the `didAttach` callback).
     public let attached: TimeInterval
-    /// When the procedure was about to execute (its WillExecute event), or `nil` when it never executed (it was
-    /// cancelled before starting). ProcedureKit's was not optional: it reported no result at all in that case.
-    public let started: TimeInterval?
+    /// When the procedure was about to execute (its WillExecute event). For a procedure that never executed (it
+    /// was cancelled before starting), the time it finished, so that it ran for no time; ``didExecute`` tells the
+    /// two apart. A `TimeInterval`, as in ProcedureKit, which reported no result at all for such a procedure.
+    public let started: TimeInterval
+    /// Whether the procedure executed: `false` when it was cancelled before starting, and ``started`` is then its
+    /// finishing time.
+    public let didExecute: Bool
     /// When the procedure was cancelled (its DidCancel event), or `nil` when it was not. ProcedureKit declared this
     /// but never recorded it.
     public let cancelled: TimeInterval?
@@ -27,7 +31,8 @@ public struct ProfileResult: Sendable, Equatable {
     /// were added.
     public let children: [ProfileResult]
 
-    /// Creates a result; profilers do this for you (this initialiser is for testing reporters).
+    /// Creates a result; profilers do this for you (this initialiser is for testing reporters). A `nil` `started`
+    /// makes a result for a procedure that never executed: ``started`` is then `finished` (or `attached`).
     public init(
         identity: Procedure.Identity, created: TimeInterval, attached: TimeInterval, started: TimeInterval?,
         cancelled: TimeInterval?, finished: TimeInterval?, children: [ProfileResult]
@@ -35,7 +40,8 @@ public struct ProfileResult: Sendable, Equatable {
         self.identity = identity
         self.created = created
         self.attached = attached
-        self.started = started
+        self.started = started ?? finished ?? attached
+        self.didExecute = started != nil
         self.cancelled = cancelled
         self.finished = finished
         self.children = children

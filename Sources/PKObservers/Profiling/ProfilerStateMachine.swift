@@ -145,6 +145,21 @@ struct ProfilerStateMachine {
         }
     }
 
+    /// Nests a result handed to the profiler as a reporter (not by one of its child profilers) among the children,
+    /// without counting it as an awaited child; once the result has been reported, it is ignored.
+    mutating func adopt(_ result: ProfileResult) {
+        switch state {
+        case .recording(var recording):
+            recording.children.append(result)
+            state = .recording(recording)
+        case .awaitingChildren(var recording, let finished):
+            recording.children.append(result)
+            state = .awaitingChildren(recording, finished: finished)
+        case .unattached, .reported:
+            break
+        }
+    }
+
     /// Before attachment no event can arrive (PKCore sends `didAttach` first). After the procedure finished, the
     /// only events left are repeats of its DidFinish and events of another procedure the profiler was (wrongly)
     /// attached to as well, which may even live at the finished procedure's address: all are ignored.

@@ -20,7 +20,8 @@ struct ProcedureProfilerTests {
         queue.add(procedure: procedure)
         let results = collector.waitForResults()
         let result = try #require(results.first)
-        let started = try #require(result.started)
+        let started = result.started
+        #expect(result.didExecute)
         let finished = try #require(result.finished)
         #expect(results.count == 1)
         #expect(result.attached > 0)
@@ -66,7 +67,7 @@ struct ProcedureProfilerTests {
         #expect(result?.finished == 5)
     }
 
-    @Test func aProcedureCancelledBeforeItStartsIsReportedWithoutAStart() {
+    @Test func aProcedureCancelledBeforeItStartsIsReportedAsNotExecutedStartingWhenItFinished() {
         let clock = ManualClock()
         let collector = ProfileCollector()
         let procedure = TestProcedure()
@@ -77,7 +78,8 @@ struct ProcedureProfilerTests {
         queue.add(procedure: procedure)
         let result = collector.waitForResults().first
         #expect(!procedure.didExecute)
-        #expect(result?.started == nil)
+        #expect(result?.didExecute == false)
+        #expect(result?.started == 2)
         #expect(result?.cancelled == 1)
         #expect(result?.finished == 2)
     }
@@ -111,7 +113,7 @@ struct ProcedureProfilerTests {
         // Each child is timed on its own profiler, created as the group was about to add it.
         for child in result?.children ?? [] {
             #expect(child.created >= result?.created ?? .infinity)
-            #expect((child.finished ?? -1) >= (child.started ?? 0))
+            #expect((child.finished ?? -1) >= child.started)
         }
     }
 
@@ -190,5 +192,35 @@ struct ProcedureProfilerTests {
         }
         #expect(collector.waitForResults().count == 1)
         #expect(await leaks.unreleased() == [])
+    }
+
+    // MARK: - ProcedureKit's conformances
+
+    @Test func aProfilerIsEqualOnlyToItselfAndIdentifiedByIdentity() {
+        let first = ProcedureProfiler(ProfileCollector())
+        let second = ProcedureProfiler(ProfileCollector())
+        #expect(first == first)
+        #expect(first != second)
+        #expect(first.id != second.id)
+    }
+
+    @Test func aResultHandedToAProfilerAsAReporterIsNestedAmongItsChildren() {
+        let clock = ManualClock()
+        let collector = ProfileCollector()
+        let profiler = ProcedureProfiler(collector, clock: clock)
+        let procedure = TestProcedure()
+        procedure.addObserver(profiler)  // recording from here on
+        let outsider = ProfileResult(
+            identity: TestProcedure(name: "Outsider").identity, created: 1, attached: 0, started: nil, cancelled: nil,
+            finished: 1, children: [])
+        profiler.finishedProfiling(withResult: outsider)
+        queue.add(procedure: procedure)
+        let results = collector.waitForResults()
+        #expect(results.first?.children.map(\.identity) == [outsider.identity])
+        #expect(outsider.didExecute == false)
+        #expect(outsider.started == 1)
+        // After the report, another result changes nothing and does not trap.
+        profiler.finishedProfiling(withResult: outsider)
+        #expect(collector.waitForResults().count == 1)
     }
 }
