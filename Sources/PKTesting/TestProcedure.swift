@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// A configurable procedure for tests: it takes a `String` input, outputs `"Hello <input>"` (or
-/// `"Hello World"` when no input was injected), may produce an operation, and finishes with a chosen error
+/// A configurable procedure for tests: it takes a `String` input, outputs `"Hello <input>"` (or, when no input was
+/// injected, the output set before it executed, or else `"Hello World"`), may produce an operation, and finishes with a chosen error
 /// after a chosen delay.
 ///
 /// Its `execute()` records that it ran (``didExecute``, ``executedAt``, ``executeCount``), produces ``produced``
@@ -105,8 +105,13 @@ open class TestProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked
                 return
             }
         }
-        let greeting = input.value.map { "Hello \($0)" } ?? "Hello World"
-        output = .ready(.success(greeting))
+        // ProcedureKit's TestProcedure: an injected input gives "Hello <input>"; otherwise an output set beforehand
+        // is kept, and only a pending one becomes "Hello World".
+        if let input = input.value {
+            output = .ready(.success("Hello \(input)"))
+        } else if output.isPending {
+            output = .ready(.success("Hello World"))
+        }
         let error = errorToFinishWith
         if delay <= 0 {
             finish(with: error)

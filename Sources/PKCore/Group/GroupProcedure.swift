@@ -10,13 +10,17 @@ import Foundation
 /// ```
 ///
 /// Children are the operations given at init, those added with ``addChild(_:before:)`` / `addChildren(_:before:)`
-/// until the group starts finishing, and the operations children produce. The group takes them when it
-/// executes (children added later are taken at once): for each, in the group's event context,
-/// ``groupWillAdd(child:)`` runs, then the group's WillAddOperation observers, then the child goes onto the
-/// private queue, then the DidAddOperation observers run. So a group that never runs never takes its children,
-/// and observers added after init see every child. A child that cannot be taken (a procedure already on another
-/// queue, or a finished plain operation) is not run: the group records
-/// ``ProcedureKitError/Context/childNotAdded(_:)`` naming it and finishes with that error.
+/// until the group starts finishing, and the operations children produce. For each, in the group's event context,
+/// ``groupWillAdd(child:)`` runs, then the group's WillAddOperation observers, then the child is taken, then the
+/// DidAddOperation observers run, as in ProcedureKit:
+/// - children given at init go through these steps when the group executes, inside its `execute()` (so that a
+///   subclass's `execute()` finds them on the private queue after `super.execute()`), and observers added after
+///   init see them;
+/// - children added later go through them at once, even before the group runs; until it executes, such a child
+///   waits in the group (it is not on the private queue, and not `isEnqueued`, until then).
+///
+/// A child that cannot be taken (a procedure already on another queue, or a finished plain operation) is not run:
+/// the group records ``ProcedureKitError/Context/childNotAdded(_:)`` naming it and finishes with that error.
 ///
 /// ``children`` lists the children not finished yet: a finished child is released at once (a group of 100,000
 /// children stays small), and its errors stay in the group's ``Procedure/errors``. Watch a group's DidAddOperation
@@ -47,8 +51,13 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         }
 
         var phase = Phase.collecting
-        /// Children added before the group executed, taken when it executes.
+        /// Children given at init (or added from inside the group's own events) before it executed: they go through
+        /// the add steps when it executes.
         var initial: [Operation] = []
+        /// Children added before the group executed whose add steps already ran (counted in `outstanding`): they
+        /// go onto the private queue when it executes. Not before: a queued child holds the group as its producer,
+        /// and the queue holds itself while it has work, so a group that never ran would never be released.
+        var taken: [Operation] = []
         /// Children being taken (counted in `outstanding`), not yet on the private queue.
         var adding: [ObjectIdentifier: Operation] = [:]
         /// Children being taken or on the private queue, not finished yet.
@@ -93,14 +102,15 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// The children that have not finished yet: those waiting for the group to execute, those being added, and
     /// those on the private queue.
     public final var children: [Operation] {
-        let held = groupState.withLock { $0.initial + $0.adding.values }
+        let held = groupState.withLock { $0.initial + $0.taken + $0.adding.values }
         return held + queue.operations
     }
 
     /// Adds a child. Allowed until the group starts finishing; later additions are refused with a warning.
     ///
-    /// Before the group executes, the child is held and taken when it executes; afterwards it is taken at once.
-    /// A child added to a cancelled group is cancelled. If `pendingEvent` is given (for example a child's pending
+    /// The add steps (``groupWillAdd(child:)``, the WillAddOperation and DidAddOperation observers) run at once,
+    /// even before the group executes; a child added before then waits in the group until it executes. A child
+    /// added to a cancelled group is cancelled. If `pendingEvent` is given (for example another procedure's pending
     /// execute), that event is held until the child has been added.
     public final func addChild(_ child: Operation, before pendingEvent: PendingEvent? = nil) {
         addChildren([child], before: pendingEvent)
@@ -119,14 +129,18 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// Takes `children` on behalf of `producer` (the group itself, or a child that produced them).
     func adopt(_ children: [Operation], producedBy producer: Procedure, before pendingEvent: PendingEvent?) {
         enum Outcome { case refused, held, taking }
+        // From inside the group's own events before it executes (a subclass's execute() before super.execute(), a
+        // WillExecute observer) the children are held, and execute() takes them. Otherwise they are taken now, as
+        // ProcedureKit does even before the group runs. Read before the lock: a thread-local.
+        let insideOwnEvents = DrainingProcedures.isDraining(self)
         let outcome = groupState.withLock { state -> Outcome in
             switch state.phase {
             case .finishing:
                 return .refused
-            case .collecting:
+            case .collecting where insideOwnEvents:
                 state.initial.append(contentsOf: children)
                 return .held
-            case .running:
+            case .collecting, .running:
                 state.reserve(children)
                 return .taking
             }
@@ -137,6 +151,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         case .held:
             if isCancelled { cancelChildren(children) }
         case .taking:
+            if isCancelled { cancelChildren(children) }
             let target = ProducedOperationTarget.children(producedBy: producer)
             for child in children { submit(.produce(child, pendingEvent, target)) }
         }
@@ -152,7 +167,20 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     }
 
     override func addChildNow(_ child: Operation, producedBy producer: Procedure?) {
-        let added = queue.add(operation: child, producedBy: producer ?? self)
+        // Runs in the group's event context, as execute() does, so the phase cannot change to running under it.
+        let held = groupState.withLock { state -> Bool in
+            guard state.phase == .collecting else { return false }
+            state.adding[ObjectIdentifier(child)] = nil
+            state.taken.append(child)
+            return true
+        }
+        guard !held else { return }
+        enqueueChild(child, producedBy: producer ?? self)
+    }
+
+    /// Puts a child whose add steps have run (and which is counted in `outstanding`) on the private queue.
+    private func enqueueChild(_ child: Operation, producedBy producer: Procedure) {
+        let added = queue.add(operation: child, producedBy: producer)
         let error = added ? nil : ProcedureKitError(context: .childNotAdded(Self.name(of: child)))
         let cancelled = isCancelled
         groupState.withLock { state in
@@ -222,25 +250,39 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     // MARK: - Lifecycle
 
-    /// Takes the children added so far and starts them. Subclasses that override it must call `super.execute()`.
+    /// Takes the children added so far and starts them. Subclasses that override it must call `super.execute()`;
+    /// when it returns, the children given at init are on the private queue (unless a WillAddOperation observer
+    /// still holds its pending event), so the override may use them, for example with `produce(operation:)`.
     open override func execute() {
-        let (initial, suspended) = groupState.withLock { state -> ([Operation], Bool) in
-            guard state.phase == .collecting else { return ([], state.isSuspended) }
+        let (initial, taken, suspended) = groupState.withLock { state -> ([Operation], [Operation], Bool) in
+            guard state.phase == .collecting else { return ([], [], state.isSuspended) }
             state.phase = .running
-            let initial = state.initial
-            state.initial = []
+            let initial = replaceValue(&state.initial, with: [])
+            let taken = replaceValue(&state.taken, with: [])
             state.reserve(initial)
-            return (initial, state.isSuspended)
+            return (initial, taken, state.isSuspended)
         }
         if !suspended { queue.isSuspended = false }
-        // Queued behind `execute()` in the group's event context: each child goes through the add steps then.
+        // Children added before the group executed: their add steps ran then; now they go on the queue.
+        for child in taken { enqueueChild(child, producedBy: self) }
+        // The children given at init go through the add steps here, inline, as in ProcedureKit: execute() runs in
+        // the group's event context. Called from anywhere else (a subclass calling it off its events), they are
+        // queued behind the current event instead. No will phase is being delivered inside execute(), and each
+        // add's phase ends before the next begins (WillPhaseMachine), so the nested phases cannot overlap.
         let target = ProducedOperationTarget.children(producedBy: self)
-        for child in initial { submit(.produce(child, nil, target)) }
+        let inline = DrainingProcedures.isDraining(self)
+        for child in initial {
+            if inline, storage.withLock({ $0.willPhase.state == .idle }) {
+                processProduce(child, before: nil, to: target)
+            } else {
+                submit(.produce(child, nil, target))
+            }
+        }
         finishIfDone()
     }
 
     override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
-        let held = groupState.withLock { $0.initial + $0.adding.values }
+        let held = groupState.withLock { $0.initial + $0.taken + $0.adding.values }
         cancelChildren(held + queue.operations, errors: errors)
     }
 
@@ -304,7 +346,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// The children held for a group that has not executed, moved out (to be released after the lock).
     private func takeHeldChildren() -> [Operation] {
-        groupState.withLock { replaceValue(&$0.initial, with: []) }
+        groupState.withLock { replaceValue(&$0.initial, with: []) + replaceValue(&$0.taken, with: []) }
     }
 }
 

@@ -8,6 +8,9 @@ enum DrainingProcedures {
     private struct Entry {
         /// The procedure drained (`nil` for an entry that stands for a set of them).
         let procedure: ObjectIdentifier?
+        /// The same procedure, unretained: the draining thread holds it for the whole drain (`drain` and
+        /// `synchronize` are its methods). Read by ``innermostProcedure``.
+        let object: Unmanaged<Procedure>?
         /// Several procedures at once (see ``withDraining(all:_:)``), looked up by hash.
         let group: UnsafePointer<Set<ObjectIdentifier>>?
         let outer: UnsafeMutablePointer<Entry>?
@@ -19,7 +22,8 @@ enum DrainingProcedures {
     /// Runs `body` with `procedure` recorded as being drained by this thread.
     static func withDraining<R>(_ procedure: Procedure, _ body: () -> R) -> R {
         let outer = innermost.current
-        var entry = Entry(procedure: ObjectIdentifier(procedure), group: nil, outer: outer)
+        var entry = Entry(
+            procedure: ObjectIdentifier(procedure), object: .passUnretained(procedure), group: nil, outer: outer)
         return withUnsafeMutablePointer(to: &entry) { innermost.withCurrent($0, restoring: outer, body) }
     }
 
@@ -32,7 +36,7 @@ enum DrainingProcedures {
         let outer = innermost.current
         let identities = Set(procedures.map(ObjectIdentifier.init))
         return withUnsafePointer(to: identities) { group in
-            var entry = Entry(procedure: nil, group: group, outer: outer)
+            var entry = Entry(procedure: nil, object: nil, group: group, outer: outer)
             return withUnsafeMutablePointer(to: &entry) { innermost.withCurrent($0, restoring: outer, body) }
         }
     }
@@ -47,5 +51,16 @@ enum DrainingProcedures {
             current = entry.outer
         }
         return false
+    }
+
+    /// The innermost single procedure whose events this thread is draining (entries standing for sets are
+    /// skipped), or `nil`: what ``ProcedureQueue/current`` reads.
+    static var innermostProcedure: Procedure? {
+        var current = innermost.current
+        while let pointer = current {
+            if let object = pointer.pointee.object { return object.takeUnretainedValue() }
+            current = pointer.pointee.outer
+        }
+        return nil
     }
 }

@@ -68,7 +68,10 @@ final class OperationNode: DependencyWaiter, @unchecked Sendable {
             return
         }
         _ = OperationFinishWatcher.whenFinished(operation) { [self] in didFinish() }
-        if !operation.isFinished { operation.start() }
+        if !operation.isFinished {
+            // `ProcedureQueue.current` inside the operation's `main()`; the node holds its queue meanwhile.
+            ProcedureQueue.runningPlainOperation(on: queue) { operation.start() }
+        }
         if operation.isFinished { didFinish() }
     }
 

@@ -53,6 +53,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Mirrors `underlyingQueue != nil`, so the execute path checks it without the lock.
     // PERF(W1): every execute() asks whether it must hop; without an underlying queue that costs no lock.
     let hasUnderlyingQueue = Atomic<Bool>(false)
+    /// Whether this is a group's private queue (``owningGroup`` was set): public adds then go through the group.
+    private let isGroupQueue = Atomic<Bool>(false)
     static let underlyingKey = DispatchSpecificKey<UnderlyingQueueToken>()
     /// The block every worker loop of this queue is dispatched with (see ``WorkerLoop/spawn(for:on:)``). Made
     /// once: a closure literal would cost a context and a block copy on every dispatch.
@@ -155,9 +157,17 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// The delegate, held weakly. It is told of adds and finishes before the observers.
+    ///
+    /// A group's private queue (reached through ``current``) keeps its group's delegate: setting another logs a
+    /// warning and does nothing, since the group would then never finish.
     public weak var delegate: (any ProcedureQueueDelegate)? {
         get { delegateBox.withLock { $0.delegate } }
         set {
+            if isGroupQueue.load(ordering: .acquiring) {
+                Log.write(
+                    .warning, "\(name ?? "a group's queue") is a group's private queue: its delegate stays the group's")
+                return
+            }
             delegateBox.withLock { $0.delegate = newValue }
             if newValue != nil {
                 listenedEvents.bitwiseOr(QueueEventKinds.all.rawValue | Self.delegateWasSet, ordering: .releasing)
@@ -196,7 +206,11 @@ public final class ProcedureQueue: @unchecked Sendable {
     ///
     /// Adding a procedure that is already on a queue (this one or another) logs a warning and does nothing: a
     /// procedure runs once.
+    ///
+    /// On a group's private queue (reached through ``current``), the procedure becomes a child of the group, as
+    /// with `addChild(_:)`, so that the group waits for it.
     public func add(procedure: Procedure) {
+        if handToOwningGroup([procedure]) { return }
         add(procedure: procedure, context: nil)
     }
 
@@ -207,6 +221,7 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// Adds procedures, in order. Dependency cycles among them are looked for only once all of them are added.
     public func add<S: Sequence>(procedures: S) where S.Element: Procedure {
+        if isGroupQueue.load(ordering: .acquiring), handToOwningGroup(Array(procedures)) { return }
         state.withLock { $0.batchAdds += 1 }
         for procedure in procedures { add(procedure: procedure, context: nil) }
         state.withLock { $0.batchAdds -= 1 }
@@ -214,8 +229,9 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// Adds any operation: procedures go through ``add(procedure:)``; plain operations start when their
-    /// dependencies have finished.
+    /// dependencies have finished. On a group's private queue, the operation becomes a child of the group.
     public func addOperation(_ operation: Operation) {
+        if handToOwningGroup([operation]) { return }
         add(operation: operation, producedBy: nil)
     }
 
@@ -247,7 +263,19 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// onto this queue are handed to the group, which adds them in its own event context.
     var owningGroup: GroupProcedure? {
         get { state.withLock { $0.owningGroup } }
-        set { state.withLock { $0.owningGroup = newValue } }
+        set {
+            state.withLock { $0.owningGroup = newValue }
+            isGroupQueue.store(newValue != nil, ordering: .releasing)
+        }
+    }
+
+    /// On a group's private queue, hands `operations` to the group (its add steps, its count of children) and
+    /// returns `true`; `false` on any other queue, or once the group is gone. PERF(W1): other queues pay one
+    /// atomic load, not the state lock.
+    private func handToOwningGroup(_ operations: [Operation]) -> Bool {
+        guard isGroupQueue.load(ordering: .acquiring), let group = owningGroup else { return false }
+        group.adopt(operations, producedBy: group, before: nil)
+        return true
     }
 
     /// Whether anyone listens to `kind`.

@@ -18,7 +18,8 @@ final class Track: Sendable {
 
     private struct State {
         var events: [(Event, Int)] = []
-        var inFlight = 0
+        /// The events begun and not ended, innermost last, with the thread each began on.
+        var inFlight: [(Event, pthread_t)] = []
         var overlaps: [String] = []
         var executeViolations: [String] = []
     }
@@ -33,20 +34,29 @@ final class Track: Sendable {
     }
 
     /// Records that `event` begins; pair with ``end()``.
+    ///
+    /// Events of one procedure never overlap, with one exception that ProcedureKit has too: a group's `execute()`
+    /// adds its initial children, so their WillAdd and DidAdd run inside it, on its thread.
     func begin(_ event: Event) {
         let sequence = ledger.nextSequence()
+        let thread = pthread_self()
         state.withLock { state in
-            state.inFlight += 1
-            if state.inFlight > 1 {
-                state.overlaps.append("\(name): \(event) began while another event was in progress")
+            if let (outer, outerThread) = state.inFlight.last {
+                let nestedAdd =
+                    outer == .execute && pthread_equal(outerThread, thread) != 0
+                    && (event == .willAdd || event == .didAdd)
+                if !nestedAdd {
+                    state.overlaps.append("\(name): \(event) began while another event was in progress")
+                }
             }
+            state.inFlight.append((event, thread))
             state.events.append((event, sequence))
         }
     }
 
     /// Records that the event begun last ended.
     func end() {
-        state.withLock { $0.inFlight -= 1 }
+        state.withLock { _ = $0.inFlight.popLast() }
     }
 
     /// Records `event` as one step (begin and end).
