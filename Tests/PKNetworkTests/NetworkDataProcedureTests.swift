@@ -155,9 +155,14 @@ struct NetworkDataProcedureTests {
         // FoundationNetworking answers file:// with a plain URLResponse (or refuses the scheme): either way a
         // typed error, never a crash.
         let error = try #require(fetch.error)
-        let check19 = error is NetworkResponseError || error is URLError
+        let cause = (error as? ProcedureKitError)?.underlyingError as? NetworkResponseError
+        let check19 = cause != nil || error is URLError
         #expect(check19)
-        if let error = error as? NetworkResponseError { #expect(error == .notHTTPResponse(url: file)) }
+        if let cause {
+            let isUnknown = (error as? ProcedureKitError)?.context == .unknown
+            #expect(isUnknown)
+            #expect(cause == .notHTTPResponse(url: file))
+        }
     }
 
     @Test func subSecondTimeoutIsRoundedUpInsteadOfFiringAtOnce() async throws {

@@ -15,7 +15,7 @@ import PKCore
 /// The input is the `URLRequest` (inject it, or pass it to `init`); the output is the body and its
 /// `HTTPURLResponse`. A missing input fails with ``PKCore/ProcedureKitError/Context/requirementNotSatisfied``; a
 /// task error is the procedure's error, as the session reported it (a `URLError`); a response that is not HTTP
-/// fails with ``NetworkResponseError/notHTTPResponse(url:)``. Any status code is a success unless
+/// fails with ProcedureKit's `unknown` error (caused by ``NetworkResponseError/notHTTPResponse(url:)``). Any status code is a success unless
 /// ``validate(statusCodes:)`` was called, in which case another code fails with an ``HTTPStatusError``.
 ///
 /// The completion handler is called once with the result, on a global dispatch queue (never on the session's

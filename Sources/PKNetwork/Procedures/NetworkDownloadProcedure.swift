@@ -173,12 +173,12 @@ open class NetworkDownloadProcedure: Procedure, InputProcedure, OutputProcedure,
             case .failure(let moveError)?:
                 result = .failure(moveError)
             case nil:
-                result = .failure(NetworkResponseError.missingPayload)
+                result = .failure(NetworkResponseError.missingPayload.procedureKitError)
             }
         } else if let response {
-            result = .failure(NetworkResponseError.notHTTPResponse(url: response.url))
+            result = .failure(NetworkResponseError.notHTTPResponse(url: response.url).procedureKitError)
         } else {
-            result = .failure(NetworkResponseError.missingPayload)
+            result = .failure(NetworkResponseError.missingPayload.procedureKitError)
         }
         if case .failure = result { Self.discard(file) }
         completion(result)

@@ -121,7 +121,9 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
         }
 
         guard mayRepeatUnsafely else { return nil }
-        if response.error?.isConnectionLevelError == true, !monitor.provider.currentStatus().satisfies(connectivity) {
+        if response.error?.isConnectionLevelError == true, monitor.providerKnowsStatus,
+            !monitor.provider.currentStatus().satisfies(connectivity)
+        {
             return waitForConnectivity(before: payload, info: info)
         }
         return payload

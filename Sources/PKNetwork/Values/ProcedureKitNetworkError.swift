@@ -6,6 +6,7 @@ import Foundation
 
 /// An error from a network attempt, classified for retrying: ProcedureKit's `ProcedureKitNetworkError`.
 ///
+/// Errors are classified by their URL loading code, whether they are `URLError`s or `NSError`s in `NSURLErrorDomain`.
 /// The classifications cover what FoundationNetworking reports on Linux, where most failures have only a few
 /// distinct codes: connection refused (-1004), DNS failure (-1003), reset (-1005), an empty reply (-1011), a timeout
 /// (-1001), and -1 for everything else, short bodies included.
@@ -29,8 +30,12 @@ public struct ProcedureKitNetworkError: Error, Sendable, CustomStringConvertible
         return (underlyingError as NSError).code
     }
 
+    /// The URL loading code: of a `URLError`, or of an `NSError` in `NSURLErrorDomain` (FoundationNetworking does
+    /// not bridge such an `NSError` to `URLError`, and ProcedureKit code and test doubles make them).
     private var urlErrorCode: URLError.Code? {
-        (underlyingError as? URLError)?.code
+        if let urlError = underlyingError as? URLError { return urlError.code }
+        let error = underlyingError as NSError
+        return error.domain == NSURLErrorDomain ? URLError.Code(rawValue: error.code) : nil
     }
 
     /// Whether the connection failed in a way that may succeed when tried again: lost, reset, refused, an empty

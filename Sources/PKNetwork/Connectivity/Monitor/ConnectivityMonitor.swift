@@ -7,7 +7,7 @@ import PKCore
 /// A wait whose connectivity is already there is satisfied at once; otherwise the first wait starts the provider's
 /// monitoring and the last one to be satisfied or cancelled stops it. Starting and stopping run on a serial queue
 /// of the monitor's, in the order the state machine decided them, never under its lock; waits are resumed on the
-/// provider's thread. Thread-safe.
+/// provider's thread, or, when the change stops monitoring, on the monitor's queue after the stop. Thread-safe.
 public final class ConnectivityMonitor: Sendable {
 
     /// A process-wide monitor over an ``InterfaceConnectivityProvider``.
@@ -54,9 +54,19 @@ public final class ConnectivityMonitor: Sendable {
         if removed.stopMonitoring { control.async { [provider] in provider.stopMonitoring() } }
     }
 
+    /// Resumes the waits the status satisfies. When that leaves nobody waiting, monitoring stops first and the
+    /// waits resume after it, on the monitor's queue (as ProcedureKit's manager stopped its notifier before running
+    /// the blocks): a resumed wait sees the provider stopped.
     private func statusChanged(to status: NetworkStatus) {
         let action = machine.withLock { $0.statusChanged(to: status) }
-        if action.stopMonitoring { control.async { [provider] in provider.stopMonitoring() } }
-        for resume in action.resume { resume() }
+        if action.stopMonitoring {
+            let resumes = action.resume
+            control.async { [provider] in
+                provider.stopMonitoring()
+                for resume in resumes { resume() }
+            }
+        } else {
+            for resume in action.resume { resume() }
+        }
     }
 }

@@ -15,13 +15,21 @@ public enum Reachability {
     /// ```
     ///
     /// The manager becomes the source's delegate. It starts the notifier only while something waits, and stops it
-    /// when nothing does, as ProcedureKit's did; before the first report it counts the network as not reachable.
-    /// Thread-safe.
+    /// when nothing does, as ProcedureKit's did. Without a running notifier it knows nothing: a wait then starts the
+    /// notifier and waits for its first report, and ``NetworkProcedure`` retries a connection failure after the
+    /// backoff without asking (as ProcedureKit did) instead of waiting for connectivity first. Thread-safe.
     public final class Manager: Sendable {
         /// The monitor that waits: pass it to ``NetworkProcedure`` or ``NetworkRecovery`` as their `monitor`.
         public let monitor: ConnectivityMonitor
         /// The source of flags.
         public let network: any NetworkReachability
+
+        /// Runs `block` once the network offers `connectivity` (at once if the notifier reports it at its start):
+        /// ProcedureKit's `whenReachable(via:block:)`. The notifier is stopped before `block` runs when nothing else
+        /// waits.
+        public func whenReachable(via connectivity: Reachability.Connectivity, block: @escaping @Sendable () -> Void) {
+            monitor.wait(for: connectivity, resume: block)
+        }
 
         /// Creates a manager over `network`, and makes it `network`'s delegate.
         public init(_ network: any NetworkReachability) {
@@ -37,6 +45,7 @@ public enum Reachability {
 final class ReachabilityFlagsProvider: ConnectivityProvider, NetworkReachabilityDelegate {
 
     private struct State {
+        /// The last flags reported since the notifier started; `nil` before the first report and once stopped.
         var flags: NetworkReachabilityFlags?
         var onChange: (@Sendable (NetworkStatus) -> Void)?
     }
@@ -50,9 +59,13 @@ final class ReachabilityFlagsProvider: ConnectivityProvider, NetworkReachability
         self.network = network
     }
 
+    /// The reported status, or not reachable when the notifier has not reported (see ``hasCurrentReport``).
     func currentStatus() -> NetworkStatus {
         state.withLock { $0.flags }?.status ?? .notReachable
     }
+
+    /// Whether the notifier runs and has reported: otherwise ``currentStatus()`` is a guess.
+    var hasCurrentReport: Bool { state.withLock { $0.flags != nil } }
 
     func startMonitoring(onChange: @escaping @Sendable (NetworkStatus) -> Void) {
         state.withLock { $0.onChange = onChange }
@@ -66,15 +79,27 @@ final class ReachabilityFlagsProvider: ConnectivityProvider, NetworkReachability
     }
 
     func stopMonitoring() {
-        state.withLock { $0.onChange = nil }
+        state.withLock { state in
+            state.onChange = nil
+            state.flags = nil
+        }
         network.stopNotifier()
     }
 
     func didChangeReachability(flags: NetworkReachabilityFlags) {
-        let onChange = state.withLock { state in
+        let onChange = state.withLock { state -> (@Sendable (NetworkStatus) -> Void)? in
+            guard let onChange = state.onChange else { return nil }  // a report after the stop: stale
             state.flags = flags
-            return state.onChange
+            return onChange
         }
         onChange?(flags.status)
+    }
+}
+
+extension ConnectivityMonitor {
+    /// Whether the provider's status is known: `false` only for a ``Reachability/Manager``'s monitor whose notifier
+    /// has not reported (nothing waits), which ``NetworkRecovery`` then does not ask.
+    var providerKnowsStatus: Bool {
+        (provider as? ReachabilityFlagsProvider)?.hasCurrentReport ?? true
     }
 }
