@@ -19,6 +19,7 @@ import XCTest
 
 extension TestableURLSessionTask: URLSessionTaskProtocol, NetworkDataTask, NetworkDownloadTask, NetworkUploadTask {}
 extension TestableURLSessionTaskFactory: NetworkSession {
+    /// The factory's data task, as a `NetworkDataTask`.
     public func dataTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkDataTask {
@@ -26,6 +27,7 @@ extension TestableURLSessionTaskFactory: NetworkSession {
         return task
     }
 
+    /// The factory's download task, as a `NetworkDownloadTask`.
     public func downloadTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkDownloadTask {
@@ -33,6 +35,7 @@ extension TestableURLSessionTaskFactory: NetworkSession {
         return task
     }
 
+    /// The factory's upload task, as a `NetworkUploadTask`.
     public func uploadTask(
         with request: URLRequest, from bodyData: Data?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
