@@ -9,8 +9,6 @@
 //   `wait(for:)` does not wait for, so reading the result at once raced with the report.
 // - `now` is `Date().timeIntervalSinceReferenceDate` instead of `CFAbsoluteTimeGetCurrent()` (the same value;
 //   CoreFoundation's function is not part of swift-corelibs-foundation's API).
-// - test__profile_simple_operation_which_cancels: `WillExecuteObserver<TestProcedure> { op, _ in op.cancel() }` is
-//   `addWillExecuteBlockObserver { op, _ in op.cancel() }`: PKCore has no `WillExecuteObserver` type.
 // - test__profile_group_operation: `group.log.severity = .notice` is `.info`: 5.x's severities (and PKCore's) have
 //   no `notice`.
 //
@@ -86,9 +84,10 @@ final class ProfilerTests: ProcedureKitTestCase {
 
     func test__profile_simple_operation_which_cancels() {
 
-        procedure.addWillExecuteBlockObserver { op, _ in
-            op.cancel()
-        }
+        procedure.addObserver(
+            WillExecuteObserver<TestProcedure> { op, _ in
+                op.cancel()
+            })
         procedure.addObserver(profiler)
         wait(for: procedure)
         XCTAssertSignalled(reporter.didReport)
