@@ -17,6 +17,8 @@ public final class TestableNetworkReachability: NetworkReachability {
 
     private struct State {
         var flags: NetworkReachabilityFlags = .reachable
+        /// Counts changes of `flags`, so that a report read before a change is followed by the newer one.
+        var version = 0
         var didStartNotifier = false
         var didStopNotifier = false
         var isNotifying = false
@@ -35,6 +37,7 @@ public final class TestableNetworkReachability: NetworkReachability {
         set {
             let delegate = state.withLock { state in
                 state.flags = newValue
+                state.version += 1
                 return state.isNotifying ? state.delegate : nil
             }
             delegate?.didChangeReachability(flags: newValue)
@@ -59,14 +62,22 @@ public final class TestableNetworkReachability: NetworkReachability {
         set { state.withLock { $0.delegate = newValue } }
     }
 
-    /// Records the start and reports the current flags.
+    /// Records the start and reports the current flags (again, if they changed while it reported, so that the last
+    /// report is never older than a concurrent change's).
     public func startNotifier(onQueue queue: DispatchQueue) throws {
-        let (delegate, flags) = state.withLock { state in
+        var (delegate, flags, version) = state.withLock { state in
             state.didStartNotifier = true
             state.isNotifying = true
-            return (state.delegate, state.flags)
+            return (state.delegate, state.flags, state.version)
         }
-        delegate?.didChangeReachability(flags: flags)
+        while true {
+            delegate?.didChangeReachability(flags: flags)
+            let latest = state.withLock { state in
+                state.version == version || !state.isNotifying ? nil : (state.delegate, state.flags, state.version)
+            }
+            guard let latest else { return }
+            (delegate, flags, version) = latest
+        }
     }
 
     /// Records the stop.

@@ -30,7 +30,8 @@ import Foundation
 /// `HTTPURLResponse()` has no status on Linux); a cancelled task completes with `URLError.cancelled` (the same
 /// domain and code as ProcedureKit's `NSError`).
 ///
-/// Thread-safe: knobs and records are guarded by one lock; completion handlers run outside it.
+/// Its tasks hold it weakly (it records the last task of each kind): a task of a factory that is gone completes as
+/// cancelled. Thread-safe: knobs and records are guarded by one lock; completion handlers run outside it.
 public final class TestableURLSessionTaskFactory: Sendable {
 
     private struct State {
@@ -130,8 +131,10 @@ public final class TestableURLSessionTaskFactory: Sendable {
     public func dataTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> TestableURLSessionTask {
-        let task = TestableURLSessionTask(delay: delay) { [self] task in
-            if task.didCancel { return completionHandler(nil, nil, Self.cancelledError(for: request)) }
+        let task = TestableURLSessionTask(delay: delay) { [weak self] task in
+            guard let self, !task.didCancel else {
+                return completionHandler(nil, nil, Self.cancelledError(for: request))
+            }
             let (data, response, error) = state.withLock { ($0.returnedData, $0.returnedResponse, $0.returnedError) }
             completionHandler(data, response, error)
         }
@@ -146,8 +149,10 @@ public final class TestableURLSessionTaskFactory: Sendable {
     public func downloadTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
     ) -> TestableURLSessionTask {
-        let task = TestableURLSessionTask(delay: delay) { [self] task in
-            if task.didCancel { return completionHandler(nil, nil, Self.cancelledError(for: request)) }
+        let task = TestableURLSessionTask(delay: delay) { [weak self] task in
+            guard let self, !task.didCancel else {
+                return completionHandler(nil, nil, Self.cancelledError(for: request))
+            }
             let (url, response, error) = state.withLock { ($0.returnedURL, $0.returnedResponse, $0.returnedError) }
             completionHandler(url, response, error)
         }
@@ -163,8 +168,10 @@ public final class TestableURLSessionTaskFactory: Sendable {
         with request: URLRequest, from bodyData: Data?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> TestableURLSessionTask {
-        let task = TestableURLSessionTask(delay: delay) { [self] task in
-            if task.didCancel { return completionHandler(nil, nil, Self.cancelledError(for: request)) }
+        let task = TestableURLSessionTask(delay: delay) { [weak self] task in
+            guard let self, !task.didCancel else {
+                return completionHandler(nil, nil, Self.cancelledError(for: request))
+            }
             let (data, response, error) = state.withLock { ($0.returnedData, $0.returnedResponse, $0.returnedError) }
             completionHandler(data, response, error)
         }

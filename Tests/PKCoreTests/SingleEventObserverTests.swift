@@ -59,6 +59,7 @@ struct SingleEventObserverTests {
         ProcedureQueue().add(procedure: procedure)
         let deadline = Date().addingTimeInterval(10)
         while held.withLock({ $0 == nil }), Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(held.withLock { $0 != nil }, "the observer ran")
         #expect(!procedure.isFinished, "the finish waits for the token")
         held.withLock { $0 = nil }
         waitForAll(procedure)

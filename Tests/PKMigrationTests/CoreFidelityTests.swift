@@ -101,16 +101,24 @@ final class GroupAddChildBeforeStartTests: ProcedureKitTestCase {
 /// `super.execute()`, a child produces an operation; the child's WillAdd observer is synchronized with the group.
 private final class ProducingFromExecuteGroup: GroupProcedure, @unchecked Sendable {
     // @unchecked Sendable: the lets are immutable or thread-safe; the superclass guards its own state.
-    let child1: TestProcedure
+    let child1: ExecutingProcedure
     let produced = TestProcedure(name: "Produced")
+    /// Lets `child1` finish: signalled once `execute()` has produced.
+    private let release = DispatchSemaphore(value: 0)
     let observerRan = Flag()
     let produceError = Protector<String?>(nil)
 
     init() {
-        // ProcedureKit's TestProcedure finishes asynchronously (after 1 µs); ours with no delay would finish inside
-        // its execute(), possibly before the group's execute() reaches `produce`. A child still running keeps the
-        // test about what it tests.
-        let child1 = TestProcedure(name: "Child1", delay: 0.2)
+        // ProcedureKit's child was a TestProcedure finishing after 1 µs, which raced `produce` (a finished child
+        // cannot produce). Ours finishes only once `execute()` has produced, so the test is about what it tests
+        // however loaded the machine.
+        let release = self.release
+        let child1 = ExecutingProcedure(name: "Child1") { procedure in
+            DispatchQueue.global().async {
+                release.wait()
+                procedure.finish()
+            }
+        }
         self.child1 = child1
         super.init(operations: [child1])
         child1.addWillAddOperationBlockObserver(synchronizedWith: self) { [observerRan] _, _ in observerRan.set() }
@@ -119,6 +127,7 @@ private final class ProducingFromExecuteGroup: GroupProcedure, @unchecked Sendab
     override func execute() {
         super.execute()
         do { try child1.produce(operation: produced) } catch { produceError.overwrite(with: "\(error)") }
+        release.signal()
     }
 }
 
@@ -199,8 +208,9 @@ final class ProcedureQueueCurrentTests: ProcedureKitTestCase {
         let delegateKept = Flag()
         let child = ExecutingProcedure { procedure in
             let other = QueueTestDelegate()
-            ProcedureQueue.current?.delegate = other
-            if ProcedureQueue.current?.delegate !== other { delegateKept.set() }
+            guard let current = ProcedureQueue.current else { return procedure.finish() }
+            current.delegate = other
+            if current.delegate !== other { delegateKept.set() }
             procedure.finish()
         }
         let group = GroupProcedure(operations: [child])

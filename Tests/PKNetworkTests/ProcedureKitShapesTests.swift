@@ -131,17 +131,17 @@ struct ProcedureKitShapesTests {
     }
 
     @Test func payloadResponsesAreEqualWhenPayloadAndResponseAre() {
-        let response = HTTPURLResponse(
-            url: URL(string: "http://127.0.0.1/")!, statusCode: 200, httpVersion: nil, headerFields: nil)!
-        let other = HTTPURLResponse(
-            url: URL(string: "http://127.0.0.1/")!, statusCode: 200, httpVersion: nil, headerFields: nil)!
-        let a = HTTPPayloadResponse(payload: Data("a".utf8), response: response)
-        #expect(a == HTTPPayloadResponse(payload: Data("a".utf8), response: response))
-        #expect(a != HTTPPayloadResponse(payload: Data("b".utf8), response: response))
-        #expect(a != HTTPPayloadResponse(payload: nil, response: response))
-        // HTTPURLResponse compares as NSObject does; the same object is always equal to itself.
-        #expect(response == response)
-        _ = other
+        func response(_ status: Int) -> HTTPURLResponse {
+            HTTPURLResponse(
+                url: URL(string: "http://127.0.0.1/")!, statusCode: status, httpVersion: nil, headerFields: nil)!
+        }
+        let ok = response(200)
+        let a = HTTPPayloadResponse(payload: Data("a".utf8), response: ok)
+        #expect(a == HTTPPayloadResponse(payload: Data("a".utf8), response: ok))
+        #expect(a != HTTPPayloadResponse(payload: Data("b".utf8), response: ok))
+        #expect(a != HTTPPayloadResponse(payload: nil, response: ok))
+        // A different status is a different response (FoundationNetworking's isEqual alone would say equal).
+        #expect(a != HTTPPayloadResponse(payload: Data("a".utf8), response: response(404)))
     }
 
     @Test func aNetworkResponseDefaultsToNothingAndClassifiesItsError() {
@@ -253,7 +253,8 @@ struct ProcedureKitShapesTests {
         ProcedureQueue().add(procedure: wait)
         await eventually("the notifier starts") { network.didStartNotifier }
         network.flags = [.reachable, .isWWAN]
-        try? await Task.sleep(for: .milliseconds(50))
+        // The monitor decides synchronously in the report: a WWAN connection leaves the Wi-Fi wait registered.
+        #expect(manager.monitor.isMonitoring)
         #expect(!wait.isFinished)
         network.flags = .reachable
         await finished([wait])

@@ -9,7 +9,10 @@ extension ProcedureQueue {
     ///   before a procedure is enqueued and once it has finished (its DidFinish observers).
     ///
     /// Operations added to a group's private queue become children of the group, as with
-    /// ``GroupProcedure/addChild(_:before:)``: the group's add steps run and the group waits for them. From a
+    /// ``GroupProcedure/addChild(_:before:)``: the group's add steps run and the group waits for them. So, as with
+    /// `addChild`, a procedure already on another queue makes the group finish with
+    /// ``ProcedureKitError/Context/childNotAdded(_:)``, and once the group is finishing an add is refused with a
+    /// warning (do not then wait for the operation). From a
     /// procedure, prefer `produce(operation:before:)`, which works from any thread. Do not wait for the queue's
     /// operations from inside one of them (`waitUntilAllOperationsAreFinished()`): that deadlocks, as it does with
     /// Foundation's queue.

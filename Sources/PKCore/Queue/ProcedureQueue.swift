@@ -221,7 +221,8 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// Adds procedures, in order. Dependency cycles among them are looked for only once all of them are added.
     public func add<S: Sequence>(procedures: S) where S.Element: Procedure {
-        if isGroupQueue.load(ordering: .acquiring), handToOwningGroup(Array(procedures)) { return }
+        let procedures = Array(procedures)  // a sequence may be single-pass
+        if isGroupQueue.load(ordering: .acquiring), handToOwningGroup(procedures) { return }
         state.withLock { $0.batchAdds += 1 }
         for procedure in procedures { add(procedure: procedure, context: nil) }
         state.withLock { $0.batchAdds -= 1 }

@@ -20,7 +20,7 @@ import PKCore
 /// (`URLRequest` defaults to GET; set POST or PUT), and no Content-Type is added. The output is the response body
 /// and its `HTTPURLResponse`. A missing input fails with
 /// ``PKCore/ProcedureKitError/Context/requirementNotSatisfied``; a task error is the procedure's error, as the session reported it (a `URLError`); a response that is not HTTP
-/// fails with ``NetworkResponseError/notHTTPResponse(url:)``. Any status code is a success unless
+/// fails with ProcedureKit's `unknown` error (caused by ``NetworkResponseError/notHTTPResponse(url:)``). Any status code is a success unless
 /// ``validate(statusCodes:)`` was called, in which case another code fails with an ``HTTPStatusError``.
 ///
 /// The completion handler is called once with the result, on a global dispatch queue (never on the session's

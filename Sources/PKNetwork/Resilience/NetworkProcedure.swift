@@ -23,7 +23,10 @@ import PKObservers
 /// - A connection-level failure (refused, reset, DNS, empty reply, a transfer cut short, a timeout) is retried, but
 ///   only for an idempotent request unless ``NetworkResilience/retriesNonIdempotentRequests`` is set; the same rule
 ///   holds for 5xx statuses other than 503. When the ``ConnectivityMonitor``'s provider then reports no network, the
-///   next attempt waits for a ``NetworkReachabilityWaitProcedure`` instead of the backoff.
+///   next attempt waits for a ``NetworkReachabilityWaitProcedure`` instead of the backoff. An attempt that failed
+///   for want of a network (Apple's "not connected" codes) always waits for it and is retried, whatever its method.
+/// - An attempt that failed with another error is retried only when its response's status would be (with the
+///   status rules above).
 /// - Anything else stops: the procedure finishes with the attempt's outcome. A 404 is a success unless the attempt
 ///   validates its status (``NetworkDataProcedure/validate(statusCodes:)``), in which case it fails with an
 ///   ``HTTPStatusError`` carrying the status and body.

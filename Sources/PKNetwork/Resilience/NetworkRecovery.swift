@@ -83,11 +83,13 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
     ///
     /// The default policy:
     /// 1. When ``shouldWaitForReachabilityChange(givenNetworkResponse:)``, the next attempt waits for a
-    ///    ``NetworkReachabilityWaitProcedure`` (added with `info.addOperations`) instead of the backoff.
+    ///    ``NetworkReachabilityWaitProcedure`` (added with `info.addOperations`) instead of the backoff, whatever the
+    ///    method: the request never left the machine.
     /// 2. Otherwise, unless ``shouldRetry(givenNetworkResponse:)``, stop.
-    /// 3. A retried status repeats a request that was not idempotent only for 408, 429 and 503 (the request was not
-    ///    processed) or when ``NetworkResilience/retriesNonIdempotentRequests`` says so; 429 and 503 wait for the
-    ///    server's `Retry-After`, capped at ``NetworkResilience/maximumRetryAfter``.
+    /// 3. A retried status (the attempt's error's, or, for an error that is not a connection failure, its response's)
+    ///    repeats a request that was not idempotent only for 408, 429 and 503 (the request was not processed) or when
+    ///    ``NetworkResilience/retriesNonIdempotentRequests`` says so; 429 and 503 wait for the server's
+    ///    `Retry-After`, capped at ``NetworkResilience/maximumRetryAfter``.
     /// 4. Any other failure repeats a request only when it is idempotent (or the resilience says so), first waiting
     ///    for connectivity when the ``ConnectivityMonitor``'s provider reports none.
     ///
@@ -103,12 +105,12 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
         let response = ProcedureKitNetworkResponse(response: attempt.urlResponse, error: error)
 
         if shouldWaitForReachabilityChange(givenNetworkResponse: response) {
-            guard mayRepeatUnsafely else { return nil }
             return waitForConnectivity(before: payload, info: info)
         }
         guard shouldRetry(givenNetworkResponse: response) else { return nil }
 
-        if let code = statusCode(of: error) {
+        let connectionFailed = response.error?.isConnectionLevelError == true
+        if let code = statusCode(of: error) ?? (connectionFailed ? nil : attempt.urlResponse?.code) {
             // 408, 429 and 503 say the request was not processed; other statuses may mean it was.
             let unprocessed: Set<HTTPStatusCode> = [.requestTimeout, .tooManyRequests, .serviceUnavailable]
             guard unprocessed.contains(code) || mayRepeatUnsafely else { return nil }
@@ -121,7 +123,7 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
         }
 
         guard mayRepeatUnsafely else { return nil }
-        if response.error?.isConnectionLevelError == true, monitor.providerKnowsStatus,
+        if connectionFailed, monitor.providerKnowsStatus,
             !monitor.provider.currentStatus().satisfies(connectivity)
         {
             return waitForConnectivity(before: payload, info: info)

@@ -32,12 +32,14 @@ public struct HTTPPayloadResponse<Payload: Sendable>: HTTPPayloadResponseProtoco
     public var statusCode: Int { response.statusCode }
 }
 
-/// Equal when the payloads are equal and the responses are (`HTTPURLResponse` compares as `NSObject` does:
-/// the same object), as in ProcedureKit.
+/// Equal when the payloads are equal and the responses are, as in ProcedureKit. Responses are equal when they have
+/// the same status code and URL and Foundation's `isEqual` agrees: FoundationNetworking's `isEqual` alone takes two
+/// responses that differ in status for equal.
 extension HTTPPayloadResponse: Equatable where Payload: Equatable {
     /// Whether `lhs` and `rhs` have equal payloads and equal responses.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.payload == rhs.payload && lhs.response == rhs.response
+        lhs.payload == rhs.payload && lhs.response.statusCode == rhs.response.statusCode
+            && lhs.response.url == rhs.response.url && lhs.response == rhs.response
     }
 }
 

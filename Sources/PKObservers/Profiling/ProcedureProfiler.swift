@@ -102,8 +102,9 @@ public final class ProcedureProfiler: ProcedureObserver, Identifiable, Equatable
 
     // MARK: - ProcedureProfilerReporter
 
-    /// Nests `result` among the children of the result this profiler will report, unless it has reported already
-    /// (then it is ignored). Results of the child profilers it attaches itself arrive by another route.
+    /// Nests `result` among the children of the result this profiler will report, from its attachment until it
+    /// reports (before and after, `result` is ignored). Results of the child profilers it attaches itself arrive by
+    /// another route.
     public func finishedProfiling(withResult result: ProfileResult) {
         machine.withLock { $0.adopt(result) }
     }

@@ -11,6 +11,8 @@
 // - `createNetworkProcedure` is a computed property returning a `@Sendable` closure over the session and request,
 //   instead of a method: a network procedure's body is `@Sendable` in Swift 6 and cannot capture the test case.
 //   `body: createNetworkProcedure` reads the same.
+// - test__waits_for_reachability_change_before_retrying: the 0.1 s `delay` depends on the first attempt, as in the
+//   tests below, so that the session cannot be fixed before the first attempt has failed.
 // - test__does_not_wait_for_reachability_if_transient_error also asserts that the notifier never started (what its
 //   name says; ProcedureKit asserted only the count).
 // - Other closures that procedures keep capture locals (`session`, `network`, `url`) instead of `self`, and record
@@ -174,6 +176,7 @@ final class NetworkProcedureTests: ProcedureKitTestCase {
 
         let procedure = NetworkProcedure<Target>(
             resilience: resilience, monitor: manager.monitor, body: createNetworkProcedure)
+        delay.addDependency(procedure.current!)
 
         wait(forAll: [procedure, delay, makeSessionSuccessful, makeNetworkReachable])
         PKAssertProcedureFinished(procedure)

@@ -15,9 +15,10 @@
 // - test__upload_cancelled_does_not_call_completion_handler: the handler sets a `Flag` directly instead of through
 //   `DispatchQueue.onMain` (a Linux test process does not service the main queue while the handler could run).
 //
-// Left out: none. (test__no_data__finishes_with_error counts one error, as this version of the file does; PKNetwork's
-// error there is `NetworkResponseError.missingPayload`, not ProcedureKit's `ProcedureKitError.unknown`: see the
-// DIFFERENCE in NetworkDownloadProcedureTests.swift.)
+// - test__no_data__finishes_with_error also asserts that the error is `ProcedureKitError.unknown`, as ProcedureKit 5's
+//   procedures finish (this version of the file only counts one error).
+//
+// Left out: none.
 
 import Foundation
 import PKNetwork
@@ -125,6 +126,7 @@ final class NetworkUploadProcedureTests: ProcedureKitTestCase {
         session.returnedData = nil
         wait(for: upload)
         PKAssertProcedureFinishedWithErrors(upload, count: 1)
+        PKAssertProcedureFinishedWithError(upload, ProcedureKitError.unknown)
     }
 
     func test__session_error__finishes_with_error() {

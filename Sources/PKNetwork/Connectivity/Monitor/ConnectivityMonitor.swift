@@ -6,8 +6,11 @@ import PKCore
 ///
 /// A wait whose connectivity is already there is satisfied at once; otherwise the first wait starts the provider's
 /// monitoring and the last one to be satisfied or cancelled stops it. Starting and stopping run on a serial queue
-/// of the monitor's, in the order the state machine decided them, never under its lock; waits are resumed on the
-/// provider's thread, or, when the change stops monitoring, on the monitor's queue after the stop. Thread-safe.
+/// of the monitor's, never under its lock: each job there brings the provider in line with what the state machine
+/// wants at that moment (so a stop and a start decided on two threads cannot leave the provider stopped while
+/// someone waits). Waits are resumed on the provider's thread; when the change that satisfies them stops
+/// monitoring, they are resumed after the stop, on a global queue (as ProcedureKit's manager stopped its notifier
+/// before running the blocks). Thread-safe.
 public final class ConnectivityMonitor: Sendable {
 
     /// A process-wide monitor over an ``InterfaceConnectivityProvider``.
@@ -18,6 +21,8 @@ public final class ConnectivityMonitor: Sendable {
 
     private let machine = PKMutex(ConnectivityWaitStateMachine<@Sendable () -> Void>())
     private let control = DispatchQueue(label: "PKNetwork.ConnectivityMonitor")
+    /// Whether the provider was last started (not stopped); read and written only by jobs on `control`.
+    private let providerRunning = PKMutex(false)
 
     /// Creates a monitor over `provider`.
     public init(provider: any ConnectivityProvider) {
@@ -39,34 +44,46 @@ public final class ConnectivityMonitor: Sendable {
         case .none:
             break
         case .startMonitoring:
-            control.async { [self] in
-                provider.startMonitoring { [weak self] status in self?.statusChanged(to: status) }
-                // A change between the first read and the start would otherwise be missed.
-                statusChanged(to: provider.currentStatus())
-            }
+            control.async { [self] in reconcileProvider() }
         }
         return added.id
     }
 
-    /// Cancels the wait `id` without calling its `resume`; stops monitoring if nobody else waits.
+    /// Cancels the wait `id`; stops monitoring if nobody else waits. Its `resume` is not called, unless a status
+    /// change had already satisfied it (then it may still run, once, after this returns).
     public func cancelWait(_ id: Int) {
         let removed = machine.withLock { $0.remove(id) }
-        if removed.stopMonitoring { control.async { [provider] in provider.stopMonitoring() } }
+        if removed.stopMonitoring { control.async { [self] in reconcileProvider() } }
     }
 
-    /// Resumes the waits the status satisfies. When that leaves nobody waiting, monitoring stops first and the
-    /// waits resume after it, on the monitor's queue (as ProcedureKit's manager stopped its notifier before running
-    /// the blocks): a resumed wait sees the provider stopped.
+    /// Resumes the waits the status satisfies; see the type's notes on threads.
     private func statusChanged(to status: NetworkStatus) {
         let action = machine.withLock { $0.statusChanged(to: status) }
         if action.stopMonitoring {
             let resumes = action.resume
-            control.async { [provider] in
-                provider.stopMonitoring()
-                for resume in resumes { resume() }
+            control.async { [self] in
+                reconcileProvider()
+                guard !resumes.isEmpty else { return }
+                // Not on `control`: user code there would hold up every start and stop of this monitor.
+                DispatchQueue.global().async { for resume in resumes { resume() } }
             }
         } else {
             for resume in action.resume { resume() }
+        }
+    }
+
+    /// On `control`: starts or stops the provider so that it runs exactly while the state machine monitors.
+    private func reconcileProvider() {
+        let wanted = machine.withLock { $0.isMonitoring }
+        let running = providerRunning.withLock { $0 }
+        guard wanted != running else { return }
+        providerRunning.withLock { $0 = wanted }
+        if wanted {
+            provider.startMonitoring { [weak self] status in self?.statusChanged(to: status) }
+            // A change between the first read and the start would otherwise be missed.
+            statusChanged(to: provider.currentStatus())
+        } else {
+            provider.stopMonitoring()
         }
     }
 }
