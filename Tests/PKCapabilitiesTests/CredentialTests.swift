@@ -33,6 +33,20 @@ struct CredentialTests {
         #expect(try await credential.authorizationStatus() == .valid(scopes: [], expiresIn: nil))
     }
 
+    @Test(arguments: [1e19, 1e300, Double.infinity])
+    func aFarExpiryIsReportedAsTheLongestValidityInsteadOfTrapping(expiresIn seconds: Double) async throws {
+        // A token file with "expires_at": 1e19 trapped on every status read (issue 22).
+        let store = InMemoryCredentialStore()
+        store.token = Credential.Token("secret", expiresAt: clock.now.addingTimeInterval(seconds))
+        let credential = Credential(name: "api", store: store, clock: clock)
+        let status = try await credential.authorizationStatus()
+        guard case .valid(_, let expiresIn?) = status else {
+            Issue.record("expected a valid status with an expiry, got \(status)")
+            return
+        }
+        #expect(expiresIn >= .seconds(900 * 365 * 86_400))
+    }
+
     @Test(arguments: [
         (
             Credential.Status.valid(scopes: ["read", "write"], expiresIn: .seconds(600)),
@@ -161,6 +175,40 @@ struct CredentialTests {
         #expect(try store.loadToken() == saved)
         let permissions = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(leftovers == ["token.json"])
+    }
+
+    @Test func aFilePlantedUnderTheOldTemporaryNameNeitherReceivesTheTokenNorLendsItsMode() throws {
+        // Saving wrote through a fixed temporary name ("<path>.tmp-<pid>") opened without O_EXCL|O_NOFOLLOW: a
+        // symbolic link planted there received the token, and a planted 0644 file became the token file (issue 22).
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("token.json")
+        let victim = directory.file("victim")
+        try "untouched".write(toFile: victim, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: path + ".tmp-\(getpid())", withDestinationPath: victim)
+        let store = FileCredentialStore(path: path)
+        try store.saveToken(Token("tok-secret"))
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "untouched")
+        #expect(try store.loadToken()?.revealedValue == "tok-secret")
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func concurrentSavesEachLeaveACompleteFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = FileCredentialStore(path: directory.file("token.json"))
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<16 {
+                group.addTask { try? store.saveToken(Token("tok-\(index)", scopes: ["s\(index)"])) }
+            }
+        }
+        let token = try #require(try store.loadToken())
+        #expect(token.revealedValue.hasPrefix("tok-"))
+        #expect(token.scopes == ["s" + token.revealedValue.dropFirst(4)])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(leftovers == ["token.json"])
     }

@@ -28,6 +28,13 @@ struct HostReachabilityTests {
         #expect(status == .reachable(address: "127.0.0.1:\(server.port)"))
     }
 
+    @Test func aHugeTimeoutIsClampedInsteadOfTrapping() async throws {
+        // The probe's deadline overflowed the clock's instant (issue 22).
+        let port = try LocalSocket.closedPort()
+        let capability = Reachability(host: "127.0.0.1", port: port, timeout: .seconds(Int64.max))
+        #expect(try await capability.authorizationStatus() == .refused)
+    }
+
     @Test func aClosedPortRefusesTheConnection() async throws {
         let port = try LocalSocket.closedPort()
         let capability = Reachability(host: "127.0.0.1", port: port)

@@ -56,6 +56,20 @@ import Testing
         #expect(runs.load(ordering: .relaxed) == 0)
     }
 
+    @Test func aHeapReleasedWhileArmedIsNotFiredAfterwards() async {
+        // The source stays armed for the cancelled entry's deadline; with an unowned handler, the process crashed
+        // when it came (issue 22).
+        let released = LeakCheck()
+        do {
+            let heap = TimerHeap(qos: .default)
+            released.track(heap)
+            let entry = heap.schedule(deadline: uptime(after: .milliseconds(20))) {}
+            entry.cancel()
+        }
+        #expect(await released.unreleased() == [])
+        try? await Task.sleep(for: .milliseconds(100))  // past the armed deadline: the process is still alive
+    }
+
     @Test func cancellingTwiceOrAfterRunningDoesNothing() {
         let heap = TimerHeap(qos: .default)
         let ran = DispatchSemaphore(value: 0)

@@ -147,4 +147,14 @@ struct ConnectivityWaitStateMachineTests {
         #expect(action.resume.isEmpty)
         #expect(!action.stopMonitoring)
     }
+
+    @Test(arguments: [Duration.seconds(-1), .zero, .seconds(Int64.max)])
+    func anInterfaceProviderKeepsItsPollIntervalInRange(pollInterval: Duration) {
+        // A zero or negative interval trapped the polling timer when monitoring started (issue 22).
+        let provider = InterfaceConnectivityProvider(pollInterval: pollInterval)
+        #expect(provider.pollInterval >= .milliseconds(10))
+        #expect(provider.pollInterval <= .seconds(86_400))
+        provider.startMonitoring { _ in }
+        provider.stopMonitoring()
+    }
 }

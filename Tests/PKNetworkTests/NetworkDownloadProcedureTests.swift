@@ -26,6 +26,22 @@ struct NetworkDownloadProcedureTests {
         #expect(locations.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) })
     }
 
+    @Test func aFailedMoveFailsTheProcedureAndLeavesNoTemporaryFile() async throws {
+        // The session's file stayed behind when the move into the download directory failed (issue 22).
+        let server = try #require(TestServer.start())
+        let missing = makeScratchDirectory().appendingPathComponent("missing", isDirectory: true)
+        let session = RecordingSession(base: testSession)
+        let download = NetworkDownloadProcedure(
+            session: session, request: server.request("/bytes?size=1000"), downloadDirectory: missing)
+        await run(download)
+        let failed = download.error != nil && download.output.success == nil
+        #expect(failed)
+        let locations = session.locations.value
+        #expect(locations.count == 1)
+        #expect(locations.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) })
+        try? FileManager.default.removeItem(at: missing.deletingLastPathComponent())
+    }
+
     /// Memory is not checked here: under the full parallel suite the process grew by 600 MB for other reasons. The
     /// benchmark's W15 row reports the resident growth of a 100 MB download instead.
     @Test func largeDownloadArrivesIntactOnDisk() async throws {

@@ -187,6 +187,9 @@ extension Capability {
 
         // MARK: - Internals
 
+        /// The longest validity a status reports, in seconds (about a thousand years).
+        static let longestValidity: Double = 1_000 * 365.25 * 86_400
+
         /// The status, and the token it describes.
         private func currentStatus() -> (status: Status, token: Token?) {
             let token: Token?
@@ -200,8 +203,11 @@ extension Capability {
             guard let expiresAt = token.expiresAt else { return (.valid(scopes: token.scopes, expiresIn: nil), token) }
             let remaining = expiresAt.timeIntervalSince(clock.now)
             guard remaining > 0 else { return (.expired(at: expiresAt), token) }
-            // Whole seconds, rounded down: enough to judge a minimum validity, and a stable description.
-            return (.valid(scopes: token.scopes, expiresIn: .seconds(Int64(remaining.rounded(.down)))), token)
+            // Whole seconds, rounded down: enough to judge a minimum validity, and a stable description. An expiry
+            // further away than `longestValidity` (a token file saying `"expires_at": 1e19`, say) counts as that:
+            // the conversion to Int64 would trap.
+            let seconds = min(remaining.rounded(.down), Self.longestValidity)
+            return (.valid(scopes: token.scopes, expiresIn: .seconds(Int64(seconds))), token)
         }
 
         private func perform(_ action: Machine.Action) {

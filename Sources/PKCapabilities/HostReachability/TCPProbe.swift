@@ -13,7 +13,8 @@ enum TCPProbe {
 
     static func probe(host: String, port: UInt16, timeout: Duration) -> Capability.HostReachability.Status {
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
+        // At most a day: a longer probe means nothing, and an instant advanced by a huge duration traps.
+        let deadline = clock.now.advanced(by: min(timeout, .seconds(86_400)))
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

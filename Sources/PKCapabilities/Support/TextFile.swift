@@ -46,9 +46,23 @@ enum TextFile {
     /// Replaces the file at `path` with `text`, readable and writable by its owner only (mode 0600): writes a
     /// temporary file next to it, then renames it over the old one, so a reader never sees half a file.
     static func replace(_ path: String, with text: String) throws(Failure) {
-        let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A fresh name each time, created exclusively and never through a symbolic link: a file or link planted
+        // under a predictable name would otherwise receive the text (with its own mode), and two saves would share
+        // one temporary file. The mode is set on the descriptor too, whatever the umask.
+        var temporary = ""
+        var descriptor: Int32 = -1
+        for _ in 0..<8 {
+            temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 || errno != EEXIST { break }
+        }
         guard descriptor >= 0 else { throw Failure("open") }
+        guard fchmod(descriptor, 0o600) == 0 else {
+            let failure = Failure("fchmod")
+            close(descriptor)
+            unlink(temporary)
+            throw failure
+        }
         var bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {

@@ -67,9 +67,14 @@ final class TimerHeap: @unchecked Sendable {
         actions = DispatchQueue(label: "PKCore.SystemClock.actions", qos: dispatchQoS)
         let handlerQueue = DispatchQueue(label: "PKCore.TimerHeap", qos: dispatchQoS)
         source = DispatchSource.makeTimerSource(queue: handlerQueue)
-        source.setEventHandler { [unowned self] in fire() }
+        // Weak: a heap released while armed (only tests release one) must not have its handler run on freed memory.
+        source.setEventHandler { [weak self] in self?.fire() }
         source.schedule(deadline: .distantFuture, repeating: .never, leeway: .milliseconds(1))
         source.resume()
+    }
+
+    deinit {
+        source.cancel()
     }
 
     /// How many entries wait; for tests.

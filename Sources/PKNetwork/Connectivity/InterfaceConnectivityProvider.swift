@@ -24,9 +24,10 @@ public final class InterfaceConnectivityProvider: ConnectivityProvider {
     /// The polling timer while monitoring; guarded by this lock.
     private let timer = PKMutex<PollingTimer?>(nil)
 
-    /// Creates a provider that polls every `pollInterval` (1 s by default) while monitoring.
+    /// Creates a provider that polls every `pollInterval` (1 s by default) while monitoring, kept between 10 ms and
+    /// a day (a zero or negative interval would trap the timer; a longer one would never notice a change).
     public init(pollInterval: Duration = .seconds(1)) {
-        self.pollInterval = pollInterval
+        self.pollInterval = min(max(pollInterval, .milliseconds(10)), .seconds(86_400))
     }
 
     /// Reads the interfaces now.

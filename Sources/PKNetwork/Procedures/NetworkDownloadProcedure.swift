@@ -132,10 +132,16 @@ open class NetworkDownloadProcedure: Procedure, InputProcedure, OutputProcedure,
         controller.start(task)
     }
 
-    /// Moves the session's temporary file to one of the procedure's own.
+    /// Moves the session's temporary file to one of the procedure's own; when that fails (the directory is missing
+    /// or not writable, say), deletes the session's file, which FoundationNetworking would leave behind.
     private static func keep(_ location: URL, in directory: URL) throws -> URL {
         let destination = directory.appendingPathComponent("PKNetwork-\(UUID().uuidString).download")
-        try FileManager.default.moveItem(at: location, to: destination)
+        do {
+            try FileManager.default.moveItem(at: location, to: destination)
+        } catch {
+            try? FileManager.default.removeItem(at: location)
+            throw error
+        }
         return destination
     }
 

@@ -27,7 +27,8 @@ public final class NetworkActivityController: Sendable {
     /// type stays checked `Sendable`.
     private let lastWritten = PKMutex<UInt64>(0)
 
-    /// Creates a controller for `indicator`, hiding it `timerInterval` seconds after the last work stops; the
+    /// Creates a controller for `indicator`, hiding it `timerInterval` seconds after the last work stops (a zero,
+    /// negative or NaN interval hides it at once; an infinite one never); the
     /// indicator is written on `queue` (a private serial queue when `nil`).
     public init(
         timerInterval: TimeInterval = 1.0, indicator: any NetworkActivityIndicatorProtocol, queue: DispatchQueue? = nil,
@@ -67,7 +68,7 @@ public final class NetworkActivityController: Sendable {
         case .cancelHide(let pending):
             pending.timer.cancel()
         case .scheduleHide(let generation):
-            let timer = clock.schedule(after: .seconds(max(0, timerInterval))) { [weak self] in
+            let timer = clock.schedule(after: .clamping(seconds: timerInterval)) { [weak self] in
                 guard let self else { return }
                 self.perform(self.state.withLock { $0.hideTimerFired(generation: generation) })
             }

@@ -1,3 +1,5 @@
+import Dispatch
+
 extension ShutdownCoordinator {
 
     /// Opts the process in to shutting down on `signals` (usually `[SIGTERM, SIGINT]`): the first delivery of any
@@ -20,11 +22,24 @@ extension ShutdownCoordinator {
     ///   `exit`, typically after ``syncWaitForShutdown()`` or ``waitForShutdown()`` returns. `SIGKILL` still ends
     ///   it at once.
     ///
-    /// Returns once the signal sources are registered with the system (a few milliseconds), so a signal sent
-    /// after the call is not missed. Signals already handled by this coordinator are skipped; two coordinators
-    /// handling the same signal both receive it. Deliveries of one signal that arrive before the first is read
-    /// may be merged by the kernel into one.
-    public func handleSignals(_ signals: [Int32]) {
+    /// Returns once the signal sources are registered with the system (a few milliseconds, at most 5 s), so a
+    /// signal sent after the call is not missed; `false`, with a logged warning, when registration did not complete
+    /// in that time (the signals may then be missed). It blocks its thread meanwhile: in async code, use the `async`
+    /// overload, which waits off the cooperative pool. Signals already handled by this coordinator are skipped; two
+    /// coordinators handling the same signal both receive it. Deliveries of one signal that arrive before the first
+    /// is read may be merged by the kernel into one.
+    @available(*, noasync, message: "blocks its thread for up to 5 s; use the async handleSignals(_:) in async code")
+    @discardableResult
+    public func handleSignals(_ signals: [Int32]) -> Bool {
         listen(to: signals)
+    }
+
+    /// ``handleSignals(_:)`` for async code: the registration is waited for on a global queue, not on the calling
+    /// task's thread. Returns `false`, with a logged warning, when it did not complete within 5 s.
+    @discardableResult
+    public func handleSignals(_ signals: [Int32]) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.listen(to: signals)) }
+        }
     }
 }

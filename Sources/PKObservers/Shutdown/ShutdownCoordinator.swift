@@ -55,6 +55,8 @@ public final class ShutdownCoordinator: Sendable {
     struct ProcedureHandle: Sendable {
         let key: ObjectIdentifier
         weak var procedure: Procedure?
+        /// Tells this registration from a later one under the same key (a reused address).
+        var serial: UInt64 = 0
     }
 
     typealias Machine = ShutdownStateMachine<ObjectIdentifier, ProcedureHandle, Waiter>
@@ -64,6 +66,7 @@ public final class ShutdownCoordinator: Sendable {
         /// The timers that report the periods' ends to the machine; cancelled when it finishes.
         var timers: [any ScheduledAction] = []
         var nextWaiterID = 0
+        var nextHandleSerial: UInt64 = 0
     }
 
     // The lock is never held while procedures are cancelled, waiters resumed, timers scheduled or systemd told;
@@ -195,8 +198,10 @@ public final class ShutdownCoordinator: Sendable {
     func register(_ procedure: Procedure, behavior: BackgroundObserver.CancellationBehavior) {
         let key = ObjectIdentifier(procedure)
         let name = procedure.procedureName
-        let handle = ProcedureHandle(key: key, procedure: procedure)
+        var handle = ProcedureHandle(key: key, procedure: procedure)
         let (released, action) = storage.withLock { storage -> (Machine.Action, Machine.RegisterAction) in
+            storage.nextHandleSerial += 1
+            handle.serial = storage.nextHandleSerial
             // An entry under this key whose procedure is gone belongs to a procedure released without finishing,
             // whose address is now reused: forget it before registering the new one.
             var released = Machine.Action.none
@@ -230,11 +235,18 @@ public final class ShutdownCoordinator: Sendable {
     /// The signals this coordinator listens to, in ascending order.
     public var handledSignals: [Int32] { signalSources.signals }
 
-    /// Listens to `signals`; each delivery is a ``ShutdownStateMachine/signalReceived(_:)`` event.
-    func listen(to signals: [Int32]) {
-        _ = signalSources.listen(to: signals) { [weak self] signal in
+    /// Listens to `signals`; each delivery is a ``ShutdownStateMachine/signalReceived(_:)`` event. `false`, with a
+    /// warning, when the sources were not registered within the timeout.
+    @discardableResult
+    func listen(to signals: [Int32], registrationTimeout: Double = 5) -> Bool {
+        let registered = signalSources.listen(to: signals, registrationTimeout: registrationTimeout) {
+            [weak self] signal in
             self?.receive(signal: signal)
         }
+        if !registered {
+            Self.warn("the signal sources for \(signals) were not registered within \(registrationTimeout) s")
+        }
+        return registered
     }
 
     /// A handled signal arrived.
@@ -245,8 +257,9 @@ public final class ShutdownCoordinator: Sendable {
     // MARK: - Performing the machine's actions
 
     private func request(_ reason: ShutdownReport.Reason, gracePeriod: Duration?) {
+        let released = releasedProcedures()
         let actions = storage.withLock { storage in
-            Self.forgetReleasedProcedures(&storage.machine) + [
+            Self.forget(released, in: &storage.machine) + [
                 storage.machine.requestShutdown(reason, gracePeriod: gracePeriod)
             ]
         }
@@ -254,23 +267,37 @@ public final class ShutdownCoordinator: Sendable {
     }
 
     private func gracePeriodDidExpire() {
+        let released = releasedProcedures()
         let actions = storage.withLock { storage in
-            Self.forgetReleasedProcedures(&storage.machine) + [storage.machine.gracePeriodExpired()]
+            Self.forget(released, in: &storage.machine) + [storage.machine.gracePeriodExpired()]
         }
         for action in actions { perform(action) }
     }
 
     private func cancellationPeriodDidEnd() {
+        let released = releasedProcedures()
         let actions = storage.withLock { storage in
-            Self.forgetReleasedProcedures(&storage.machine) + [storage.machine.cancellationPeriodExpired()]
+            Self.forget(released, in: &storage.machine) + [storage.machine.cancellationPeriodExpired()]
         }
         for action in actions { perform(action) }
     }
 
-    /// Treats watched procedures that were released without finishing (never enqueued, say) as finished, so they
-    /// do not hold shutdown open. Called under the lock; only reads weak references.
-    private static func forgetReleasedProcedures(_ machine: inout Machine) -> [Machine.Action] {
-        machine.handles.filter { $0.handle.procedure == nil }.map { machine.participantFinished($0.key) }
+    /// The watched procedures that were released without finishing (never enqueued, say), found outside the lock:
+    /// loading a weak reference makes a strong one, whose release may be the procedure's last and run its deinit
+    /// (and the deinits of the user objects it frees). The lock only copies the handles, which loads nothing.
+    private func releasedProcedures() -> [(key: ObjectIdentifier, serial: UInt64)] {
+        let handles = storage.withLock { $0.machine.handles }
+        return handles.compactMap { $0.handle.procedure == nil ? ($0.key, $0.handle.serial) : nil }
+    }
+
+    /// Treats `released` procedures as finished, so they do not hold shutdown open; under the lock. A key registered
+    /// again since (a reused address) has another serial and is kept.
+    private static func forget(_ released: [(key: ObjectIdentifier, serial: UInt64)], in machine: inout Machine)
+        -> [Machine.Action]
+    {
+        guard !released.isEmpty else { return [] }
+        let serials = Dictionary(machine.handles.map { ($0.key, $0.handle.serial) }) { first, _ in first }
+        return released.filter { serials[$0.key] == $0.serial }.map { machine.participantFinished($0.key) }
     }
 
     private func addWaiter(_ id: Int, _ waiter: @escaping Waiter) {

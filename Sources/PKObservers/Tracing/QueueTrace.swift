@@ -81,9 +81,12 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
     /// The position in the shard's list of unfinished traces, or -1; guarded by the shard's lock.
     var liveSlot = -1
     private let state: PKMutex<State>
+    /// The recorder's clock, read before taking `state`'s lock: an injected clock is user code (LOCKING.md, rule 1).
+    private let time: ElapsedTime
 
     init(recorder: TraceRecorder, id: UInt64, shard: Int) {
         self.id = id
+        time = recorder.time
         recorderSerial = recorder.serial
         self.shard = shard
         state = PKMutex(State(recorder: recorder))
@@ -98,18 +101,20 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
 
     func procedureWillExecute(_ procedure: Procedure) {
         let thread = SystemThreadID.current()
+        let now = time.nanoseconds()
         state.withLock { state in
-            guard state.startedAt == nil, let recorder = state.recorder else { return }
-            state.startedAt = recorder.time.nanoseconds()
+            guard state.startedAt == nil, state.recorder != nil else { return }
+            state.startedAt = now
             state.thread = thread
         }
     }
 
     func procedureDidCancel(_ procedure: Procedure, withErrors errors: [any Error]) {
         let described = TraceRecord.describe(errors)
+        let now = time.nanoseconds()
         state.withLock { state in
-            guard state.cancellation == nil, let recorder = state.recorder else { return }
-            state.cancellation = TraceRecord.Cancellation(at: recorder.time.nanoseconds(), errors: described)
+            guard state.cancellation == nil, state.recorder != nil else { return }
+            state.cancellation = TraceRecord.Cancellation(at: now, errors: described)
         }
     }
 
@@ -117,11 +122,12 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
         let described = TraceRecord.describe(errors)
         let cancelled = procedure.isCancelled
         let status: TraceRecord.Status = cancelled ? .cancelled : (described.isEmpty ? .finished : .failed)
+        let now = time.nanoseconds()
         // The recorder is moved out (released after the lock, and only after handing it this trace).
         let (recorder, eventCount) = state.withLock { state -> (TraceRecorder?, Int?) in
             guard let recorder = state.recorder.take() else { return (nil, nil) }
             guard let details = state.details else { return (recorder, nil) }
-            state.end = End(at: recorder.time.nanoseconds(), status: status, errors: described)
+            state.end = End(at: now, status: status, errors: described)
             return (recorder, Self.eventCount(details, state))
         }
         guard let recorder, let eventCount else { return }

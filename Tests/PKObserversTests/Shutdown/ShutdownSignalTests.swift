@@ -13,7 +13,8 @@ struct ShutdownSignalTests {
 
     @Test func aHandledSignalRequestsShutdownAndEachLaterOneMovesItOnByOnePhase() async {
         let (coordinator, _) = makeCoordinator()
-        coordinator.handleSignals([SIGUSR1])
+        let registered = await coordinator.handleSignals([SIGUSR1])
+        #expect(registered)
         #expect(coordinator.handledSignals == [SIGUSR1])
         let upload = StubbornProcedure(name: "upload")
         upload.addObserver(BackgroundObserver(coordinator: coordinator))
@@ -46,8 +47,8 @@ struct ShutdownSignalTests {
 
     @Test func handlingSeveralSignalsListensToEachOnce() async {
         let (coordinator, _) = makeCoordinator()
-        coordinator.handleSignals([SIGUSR2, SIGUSR1, SIGUSR2])
-        coordinator.handleSignals([SIGUSR1])
+        await coordinator.handleSignals([SIGUSR2, SIGUSR1, SIGUSR2])
+        await coordinator.handleSignals([SIGUSR1])
         #expect(coordinator.handledSignals == [SIGUSR1, SIGUSR2].sorted())
         kill(getpid(), SIGUSR2)
         let report = await report(of: coordinator)
@@ -57,8 +58,8 @@ struct ShutdownSignalTests {
     @Test func aSignalReachesEveryCoordinatorHandlingIt() async {
         let (first, _) = makeCoordinator()
         let (second, _) = makeCoordinator()
-        first.handleSignals([SIGUSR1])
-        second.handleSignals([SIGUSR1])
+        await first.handleSignals([SIGUSR1])
+        await second.handleSignals([SIGUSR1])
         kill(getpid(), SIGUSR1)
         #expect(await report(of: first)?.reason == .signal(SIGUSR1))
         #expect(await report(of: second)?.reason == .signal(SIGUSR1))

@@ -44,6 +44,22 @@ struct TraceRecorderTests {
         #expect(trace.otherNumber("maximumEventCount") == TraceRecorder.defaultMaximumEventCount)
     }
 
+    @Test func anInjectedClockIsReadOutsideTheTracesLock() {
+        // The clock is user code: one that reads the trace (here, as a clock backed by something that logs would)
+        // deadlocked when the queue's trace read it under its lock (issue 22).
+        let clock = ReentrantClock()
+        let recorder = TraceRecorder(clock: clock)
+        clock.setHook { [weak recorder] in _ = recorder?.traceData() }
+        let queue = ProcedureQueue()
+        queue.addObserver(recorder)
+        let procedure = TestProcedure(name: "Timed")
+        queue.add(procedure: procedure)
+        waitForAll(procedure)
+        clock.setHook(nil)
+        #expect(procedure.isFinished)
+        #expect(clock.hookRuns > 0)
+    }
+
     @Test func slicesSpanExecuteToFinishInMicroseconds() throws {
         let clock = ManualClock(now: Date(timeIntervalSinceReferenceDate: 0))
         let recorder = TraceRecorder(clock: clock)
@@ -456,5 +472,38 @@ struct TraceRecorderTests {
         #expect(trace.slices.count == 5)
         #expect(observer.heard == ["willAdd": 5, "didAdd": 5, "willFinish": 5, "didFinish": 5])
         withExtendedLifetime(observer) {}
+    }
+}
+
+/// A clock whose `now` first runs a hook (once at a time): user code run wherever the framework reads the clock.
+final class ReentrantClock: ProcedureClock {
+    private let base = ManualClock(now: Date(timeIntervalSinceReferenceDate: 0))
+    private struct State {
+        var hook: (@Sendable () -> Void)?
+        var running = false
+        var runs = 0
+    }
+    private let state = PKMutex(State())
+
+    func setHook(_ hook: (@Sendable () -> Void)?) { state.withLock { $0.hook = hook } }
+
+    var hookRuns: Int { state.withLock { $0.runs } }
+
+    var now: Date {
+        let hook = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.running, let hook = state.hook else { return nil }
+            state.running = true
+            state.runs += 1
+            return hook
+        }
+        if let hook {
+            hook()
+            state.withLock { $0.running = false }
+        }
+        return base.now
+    }
+
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+        base.schedule(after: delay, action)
     }
 }
