@@ -397,6 +397,44 @@ struct CredentialTests {
 
     // MARK: - The secret stays secret
 
+    @Test func aCredentialErrorFromTheAuthorizeStepIsRedactedToo() async throws {
+        // The step's own CredentialError was stored as it was, token and all (issue 22).
+        let store = InMemoryCredentialStore(token: token("tok-leaky", expiresIn: -1))
+        let credential = Credential(name: "api", store: store, clock: clock) { current in
+            throw CredentialError.authorizeFailed(
+                credential: "api", reason: "the endpoint refused \(current?.revealedValue ?? "")")
+        }
+        _ = try await credential.requestAuthorization()
+        let error = try #require(credential.lastAuthorizationError)
+        #expect(error == .authorizeFailed(credential: "api", reason: "the endpoint refused <redacted>"))
+        #expect(!"\(error)".contains("tok-leaky"))
+    }
+
+    @Test func aStoreErrorQuotingTheLastTokenIsRedactedInTheStatus() async throws {
+        // A store that cannot be read any more, whose error quotes the token it last held: the unreadable status
+        // carried the error's description as it was (issue 22).
+        final class FlakyStore: CredentialStore, @unchecked Sendable {
+            // @unchecked Sendable: `broken` is behind its PKMutex.
+            struct Broken: Error, CustomStringConvertible {
+                var description: String { "cannot re-read tok-last-seen" }
+            }
+            let broken = PKMutex(false)
+            func loadToken() throws -> Capability.Credential.Token? {
+                if broken.withLock({ $0 }) { throw Broken() }
+                return Capability.Credential.Token("tok-last-seen")
+            }
+            func saveToken(_ token: Capability.Credential.Token) throws {}
+            var description: String { "flaky" }
+        }
+        let store = FlakyStore()
+        let credential = Credential(name: "api", store: store, clock: clock)
+        #expect(try await credential.authorizationStatus() == .valid(scopes: [], expiresIn: nil))
+        store.broken.withLock { $0 = true }
+        let status = try await credential.authorizationStatus()
+        #expect(status == .unreadable(.unreadable(credential: "api", reason: "cannot re-read <redacted>")))
+        #expect(!"\(status)".contains("tok-last-seen"))
+    }
+
     @Test func theTokenNeverAppearsInDescriptionsErrorsOrLogMessages() async throws {
         let secret = "tok-SECRET-9f8e7d"
         let store = InMemoryCredentialStore(

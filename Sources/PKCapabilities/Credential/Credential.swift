@@ -72,6 +72,9 @@ extension Capability {
         private let step: Step?
         private let machine = PKMutex(Machine())
         private let lastError = PKMutex<CredentialError?>(nil)
+        /// The last token value read from or saved to the store, to redact from reasons when the store cannot be
+        /// read (a store's own error may quote it).
+        private let lastSeenSecret = PKMutex<String?>(nil)
 
         private init(
             name: String, store: any CredentialStore, requirement: Requirement?, authorizeTimeout: Duration?,
@@ -196,10 +199,11 @@ extension Capability {
             do {
                 token = try store.loadToken()
             } catch {
-                let reason = String(describing: error)
+                let reason = redacted(String(describing: error), nil, storeReadable: false)
                 return (.unreadable(.unreadable(credential: name, reason: reason)), nil)
             }
             guard let token else { return (.missing, nil) }
+            lastSeenSecret.withLock { $0 = token.revealedValue }
             guard let expiresAt = token.expiresAt else { return (.valid(scopes: token.scopes, expiresIn: nil), token) }
             let remaining = expiresAt.timeIntervalSince(clock.now)
             guard remaining > 0 else { return (.expired(at: expiresAt), token) }
@@ -271,12 +275,14 @@ extension Capability {
             case .answered(.success(let token)):
                 do {
                     try store.saveToken(token)
+                    lastSeenSecret.withLock { $0 = token.revealedValue }
                     lastError.withLock { $0 = nil }
                 } catch {
                     record(.saveFailed(credential: name, reason: redacted(String(describing: error), token)))
                 }
             case .answered(.failure(let error as CredentialError)):
-                record(error)
+                // The step's own CredentialError may quote the token in its reason too.
+                record(error.mappingReason { redacted($0, nil) })
             case .answered(.failure(let error)):
                 record(.authorizeFailed(credential: name, reason: redacted(String(describing: error), nil)))
             case .timedOut(let after):
@@ -293,9 +299,11 @@ extension Capability {
             lastError.withLock { $0 = error }
         }
 
-        /// `text` with the stored token's value, and `extra`'s, replaced by `<redacted>`.
-        private func redacted(_ text: String, _ extra: Token?) -> String {
-            let secrets = [(try? store.loadToken())?.revealedValue, extra?.revealedValue].compactMap { $0 }
+        /// `text` with the stored token's value (unless the store is known to be unreadable), the last one seen, and
+        /// `extra`'s, replaced by `<redacted>`.
+        private func redacted(_ text: String, _ extra: Token?, storeReadable: Bool = true) -> String {
+            let stored = storeReadable ? (try? store.loadToken())?.revealedValue : nil
+            let secrets = [stored, lastSeenSecret.withLock { $0 }, extra?.revealedValue].compactMap { $0 }
             return secrets.filter { !$0.isEmpty }.reduce(text) { $0.replacingOccurrences(of: $1, with: "<redacted>") }
         }
     }

@@ -27,6 +27,18 @@ public enum CredentialError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The authorize step returned a token, but the store could not save it.
     case saveFailed(credential: String, reason: String)
 
+    /// This error with `transform` applied to its free-text reason (the cases that carry one).
+    func mappingReason(_ transform: (String) -> String) -> CredentialError {
+        switch self {
+        case .unreadable(let name, let reason): .unreadable(credential: name, reason: transform(reason))
+        case .authorizeFailed(let name, let reason): .authorizeFailed(credential: name, reason: transform(reason))
+        case .saveFailed(let name, let reason): .saveFailed(credential: name, reason: transform(reason))
+        case .missing, .expired, .insufficientScopes, .expiresTooSoon, .noAuthorizeStep, .authorizeTimedOut,
+            .authorizeCancelled:
+            self
+        }
+    }
+
     /// A readable description, without the token.
     public var description: String {
         switch self {
