@@ -39,8 +39,9 @@ extension ProcedureClock {
 }
 
 extension Duration {
-    /// The duration `timeInterval` seconds long, limited to about ±31,000 years (zero for NaN).
-    init(timeInterval: TimeInterval) {
+    /// The duration `timeInterval` seconds long, limited to about ±31,000 years (zero for NaN): what every
+    /// `TimeInterval` that may be NaN, infinite or huge goes through, since `Duration.seconds(_:)` traps on those.
+    package init(timeInterval: TimeInterval) {
         guard !timeInterval.isNaN else {
             self = .zero
             return

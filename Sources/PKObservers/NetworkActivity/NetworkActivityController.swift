@@ -68,7 +68,7 @@ public final class NetworkActivityController: Sendable {
         case .cancelHide(let pending):
             pending.timer.cancel()
         case .scheduleHide(let generation):
-            let timer = clock.schedule(after: .clamping(seconds: timerInterval)) { [weak self] in
+            let timer = clock.schedule(after: Duration(timeInterval: Swift.max(0, timerInterval))) { [weak self] in
                 guard let self else { return }
                 self.perform(self.state.withLock { $0.hideTimerFired(generation: generation) })
             }

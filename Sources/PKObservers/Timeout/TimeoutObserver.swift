@@ -5,7 +5,7 @@ import PKCore
 ///
 /// The timer starts in the procedure's WillExecute phase, just before `execute()`; for ``init(until:clock:)`` the
 /// interval is worked out at that moment. A zero, negative or NaN interval starts no timer; an infinite or huge one
-/// (beyond about 31 million years) is that long, never a trap. When the timer fires and the
+/// (beyond about 31,000 years) is that long, never a trap. When the timer fires and the
 /// procedure is neither finished nor cancelled, it is cancelled with ``PKCore/ProcedureKitError/timedOut(with:)``
 /// carrying this observer's delay. The observer only cancels: finishing is up to the procedure, and one that ignores
 /// cancellation finishes later, still carrying the timeout error.
@@ -71,7 +71,7 @@ public struct TimeoutObserver: ProcedureObserver {
         if let timer, timer.start(for: procedure, afterSeconds: interval) { return }
         let delay = delay
         // PERF(W12): the error is made only if the timer fires.
-        let scheduled = clock.schedule(after: .clamping(seconds: interval)) {
+        let scheduled = clock.schedule(after: Duration(timeInterval: interval)) {
             guard !procedure.isFinished, !procedure.isCancelled else { return }
             procedure.cancel(with: ProcedureKitError.timedOut(with: delay))
         }

@@ -33,7 +33,7 @@ import Testing
         clock.advance(by: 3_600)
         controller.queue.sync {}
         // Shown, then hidden within the hour, unless the interval is longer (1e19 s and infinity are clamped to
-        // about 31 million years, not to zero); NaN and negatives hide at once.
+        // about 31,000 years, not to zero); NaN and negatives hide at once.
         let hidesWithinTheHour = interval.isNaN || interval < 3_600
         let expected = hidesWithinTheHour ? [true, false] : [true]
         #expect(indicator.changes == expected)
