@@ -131,36 +131,18 @@ public final class TestableURLSessionTaskFactory: Sendable {
     public func dataTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> TestableURLSessionTask {
-        let task = TestableURLSessionTask(delay: delay) { [weak self] task in
-            guard let self, !task.didCancel else {
-                return completionHandler(nil, nil, Self.cancelledError(for: request))
-            }
-            let (data, response, error) = state.withLock { ($0.returnedData, $0.returnedResponse, $0.returnedError) }
-            completionHandler(data, response, error)
-        }
-        state.withLock {
-            $0.didReceiveDataRequest = request
-            $0.didReturnDataTask = task
-        }
-        return task
+        makeTask(
+            for: request, payload: \.returnedData, records: \.didReceiveDataRequest, \.didReturnDataTask,
+            completionHandler)
     }
 
     /// Makes a download task that completes with ``returnedURL``, ``returnedResponse`` and ``returnedError``.
     public func downloadTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
     ) -> TestableURLSessionTask {
-        let task = TestableURLSessionTask(delay: delay) { [weak self] task in
-            guard let self, !task.didCancel else {
-                return completionHandler(nil, nil, Self.cancelledError(for: request))
-            }
-            let (url, response, error) = state.withLock { ($0.returnedURL, $0.returnedResponse, $0.returnedError) }
-            completionHandler(url, response, error)
-        }
-        state.withLock {
-            $0.didReceiveDownloadRequest = request
-            $0.didReturnDownloadTask = task
-        }
-        return task
+        makeTask(
+            for: request, payload: \.returnedURL, records: \.didReceiveDownloadRequest, \.didReturnDownloadTask,
+            completionHandler)
     }
 
     /// Makes an upload task that completes with ``returnedData``, ``returnedResponse`` and ``returnedError``.
@@ -168,16 +150,30 @@ public final class TestableURLSessionTaskFactory: Sendable {
         with request: URLRequest, from bodyData: Data?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> TestableURLSessionTask {
+        makeTask(
+            for: request, payload: \.returnedData, records: \.didReceiveUploadRequest, \.didReturnUploadTask,
+            completionHandler)
+    }
+
+    /// A task completing with the knob `payload` (or as cancelled), recorded in `requestRecord` and `taskRecord`.
+    private func makeTask<Payload: Sendable>(
+        for request: URLRequest, payload: any KeyPath<State, Payload?> & Sendable,
+        records requestRecord: any WritableKeyPath<State, URLRequest?> & Sendable,
+        _ taskRecord: any WritableKeyPath<State, TestableURLSessionTask?> & Sendable,
+        _ completionHandler: @escaping @Sendable (Payload?, URLResponse?, (any Error)?) -> Void
+    ) -> TestableURLSessionTask {
         let task = TestableURLSessionTask(delay: delay) { [weak self] task in
             guard let self, !task.didCancel else {
                 return completionHandler(nil, nil, Self.cancelledError(for: request))
             }
-            let (data, response, error) = state.withLock { ($0.returnedData, $0.returnedResponse, $0.returnedError) }
-            completionHandler(data, response, error)
+            let (body, response, error) = state.withLock {
+                ($0[keyPath: payload], $0.returnedResponse, $0.returnedError)
+            }
+            completionHandler(body, response, error)
         }
         state.withLock {
-            $0.didReceiveUploadRequest = request
-            $0.didReturnUploadTask = task
+            $0[keyPath: requestRecord] = request
+            $0[keyPath: taskRecord] = task
         }
         return task
     }
