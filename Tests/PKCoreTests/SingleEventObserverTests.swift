@@ -54,11 +54,15 @@ struct SingleEventObserverTests {
 
     @Test func willFinishHoldsTheFinishWhileItKeepsTheToken() {
         let held = PKMutex<PendingFinishEvent?>(nil)
+        let observed = DispatchSemaphore(value: 0)
         let procedure = TestProcedure()
-        procedure.addObserver(WillFinishObserver<TestProcedure> { _, _, pending in held.withLock { $0 = pending } })
+        procedure.addObserver(
+            WillFinishObserver<TestProcedure> { _, _, pending in
+                held.withLock { $0 = pending }
+                observed.signal()
+            })
         ProcedureQueue().add(procedure: procedure)
-        let deadline = Date().addingTimeInterval(10)
-        while held.withLock({ $0 == nil }), Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        _ = observed.wait(timeout: .now() + hangTimeout)
         #expect(held.withLock { $0 != nil }, "the observer ran")
         #expect(!procedure.isFinished, "the finish waits for the token")
         held.withLock { $0 = nil }

@@ -57,6 +57,8 @@ import Testing
     }
 
     @Test func aHeapReleasedWhileArmedIsNotFiredAfterwards() async {
+        let witness = TimerHeap(qos: .default)
+        let pastTheDeadline = DispatchSemaphore(value: 0)
         // The source stays armed for the cancelled entry's deadline; with an unowned handler, the process crashed
         // when it came (issue 22).
         let released = LeakCheck()
@@ -67,7 +69,10 @@ import Testing
             entry.cancel()
         }
         #expect(await released.unreleased() == [])
-        try? await Task.sleep(for: .milliseconds(100))  // past the armed deadline: the process is still alive
+        // Another heap's action due after the released heap's armed deadline: once it ran, that deadline has passed
+        // and the process is still alive.
+        _ = witness.schedule(deadline: uptime(after: .milliseconds(40))) { pastTheDeadline.signal() }
+        #expect(waitFor(pastTheDeadline, "an action due after the released heap's deadline"))
     }
 
     @Test func cancellingTwiceOrAfterRunningDoesNothing() {

@@ -128,7 +128,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// Takes `children` on behalf of `producer` (the group itself, or a child that produced them).
     func adopt(_ children: [Operation], producedBy producer: Procedure, before pendingEvent: PendingEvent?) {
-        enum Outcome { case refused, held, taking }
+        enum Outcome { case refused, held, takingBeforeExecute, taking }
         // From inside the group's own events before it executes (a subclass's execute() before super.execute(), a
         // WillExecute observer) the children are held, and execute() takes them. Otherwise they are taken now, as
         // ProcedureKit does even before the group runs. Read before the lock: a thread-local.
@@ -140,7 +140,10 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             case .collecting where insideOwnEvents:
                 state.initial.append(contentsOf: children)
                 return .held
-            case .collecting, .running:
+            case .collecting:
+                state.reserve(children)
+                return .takingBeforeExecute
+            case .running:
                 state.reserve(children)
                 return .taking
             }
@@ -150,8 +153,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             log.warning("\(procedureName) is finishing; \(children.count) child(ren) not added")
         case .held:
             if isCancelled { cancelChildren(children) }
-        case .taking:
-            if isCancelled { cancelChildren(children) }
+        case .takingBeforeExecute, .taking:
+            // A running group cancels a child as it goes onto the queue; one not executed yet holds it until then.
+            if outcome == .takingBeforeExecute, isCancelled { cancelChildren(children) }
             let target = ProducedOperationTarget.children(producedBy: producer)
             for child in children { submit(.produce(child, pendingEvent, target)) }
         }
@@ -268,11 +272,12 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         // The children given at init go through the add steps here, inline, as in ProcedureKit: execute() runs in
         // the group's event context. Called from anywhere else (a subclass calling it off its events), they are
         // queued behind the current event instead. No will phase is being delivered inside execute(), and each
-        // add's phase ends before the next begins (WillPhaseMachine), so the nested phases cannot overlap.
+        // add's phase ends (back to idle) before its processProduce returns (WillPhaseMachine), so one check of the
+        // phase covers every child and the nested phases cannot overlap.
         let target = ProducedOperationTarget.children(producedBy: self)
-        let inline = DrainingProcedures.isDraining(self)
+        let inline = DrainingProcedures.isDraining(self) && storage.withLock { $0.willPhase.state == .idle }
         for child in initial {
-            if inline, storage.withLock({ $0.willPhase.state == .idle }) {
+            if inline {
                 processProduce(child, before: nil, to: target)
             } else {
                 submit(.produce(child, nil, target))

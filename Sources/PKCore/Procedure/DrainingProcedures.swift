@@ -6,11 +6,9 @@
 enum DrainingProcedures {
 
     private struct Entry {
-        /// The procedure drained (`nil` for an entry that stands for a set of them).
-        let procedure: ObjectIdentifier?
-        /// The same procedure, unretained: the draining thread holds it for the whole drain (`drain` and
-        /// `synchronize` are its methods). Read by ``innermostProcedure``.
-        let object: Unmanaged<Procedure>?
+        /// The procedure drained, unretained (`nil` for an entry that stands for a set of them): the draining
+        /// thread holds it for the whole drain (`drain` and `synchronize` are its methods).
+        let procedure: Unmanaged<Procedure>?
         /// Several procedures at once (see ``withDraining(all:_:)``), looked up by hash.
         let group: UnsafePointer<Set<ObjectIdentifier>>?
         let outer: UnsafeMutablePointer<Entry>?
@@ -22,8 +20,7 @@ enum DrainingProcedures {
     /// Runs `body` with `procedure` recorded as being drained by this thread.
     static func withDraining<R>(_ procedure: Procedure, _ body: () -> R) -> R {
         let outer = innermost.current
-        var entry = Entry(
-            procedure: ObjectIdentifier(procedure), object: .passUnretained(procedure), group: nil, outer: outer)
+        var entry = Entry(procedure: .passUnretained(procedure), group: nil, outer: outer)
         return withUnsafeMutablePointer(to: &entry) { innermost.withCurrent($0, restoring: outer, body) }
     }
 
@@ -36,7 +33,7 @@ enum DrainingProcedures {
         let outer = innermost.current
         let identities = Set(procedures.map(ObjectIdentifier.init))
         return withUnsafePointer(to: identities) { group in
-            var entry = Entry(procedure: nil, object: nil, group: group, outer: outer)
+            var entry = Entry(procedure: nil, group: group, outer: outer)
             return withUnsafeMutablePointer(to: &entry) { innermost.withCurrent($0, restoring: outer, body) }
         }
     }
@@ -45,9 +42,10 @@ enum DrainingProcedures {
     static func isDraining(_ procedure: Procedure) -> Bool {
         var current = innermost.current
         let id = ObjectIdentifier(procedure)
+        let address = Unmanaged.passUnretained(procedure).toOpaque()
         while let pointer = current {
             let entry = pointer.pointee
-            if entry.procedure == id || entry.group?.pointee.contains(id) == true { return true }
+            if entry.procedure?.toOpaque() == address || entry.group?.pointee.contains(id) == true { return true }
             current = entry.outer
         }
         return false
@@ -58,7 +56,7 @@ enum DrainingProcedures {
     static var innermostProcedure: Procedure? {
         var current = innermost.current
         while let pointer = current {
-            if let object = pointer.pointee.object { return object.takeUnretainedValue() }
+            if let procedure = pointer.pointee.procedure { return procedure.takeUnretainedValue() }
             current = pointer.pointee.outer
         }
         return nil

@@ -210,7 +210,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// On a group's private queue (reached through ``current``), the procedure becomes a child of the group, as
     /// with `addChild(_:)`, so that the group waits for it.
     public func add(procedure: Procedure) {
-        if handToOwningGroup([procedure]) { return }
+        if isGroupQueue.load(ordering: .acquiring), handToOwningGroup([procedure]) { return }
         add(procedure: procedure, context: nil)
     }
 
@@ -221,8 +221,16 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// Adds procedures, in order. Dependency cycles among them are looked for only once all of them are added.
     public func add<S: Sequence>(procedures: S) where S.Element: Procedure {
-        let procedures = Array(procedures)  // a sequence may be single-pass
-        if isGroupQueue.load(ordering: .acquiring), handToOwningGroup(procedures) { return }
+        if isGroupQueue.load(ordering: .acquiring) {
+            let procedures = Array(procedures)  // a sequence may be single-pass
+            if !handToOwningGroup(procedures) { addBatch(procedures) }
+        } else {
+            addBatch(procedures)
+        }
+    }
+
+    /// Adds `procedures` to this queue itself, looking for dependency cycles once all of them are added.
+    private func addBatch<S: Sequence>(_ procedures: S) where S.Element: Procedure {
         state.withLock { $0.batchAdds += 1 }
         for procedure in procedures { add(procedure: procedure, context: nil) }
         state.withLock { $0.batchAdds -= 1 }
@@ -232,7 +240,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Adds any operation: procedures go through ``add(procedure:)``; plain operations start when their
     /// dependencies have finished. On a group's private queue, the operation becomes a child of the group.
     public func addOperation(_ operation: Operation) {
-        if handToOwningGroup([operation]) { return }
+        if isGroupQueue.load(ordering: .acquiring), handToOwningGroup([operation]) { return }
         add(operation: operation, producedBy: nil)
     }
 
@@ -271,10 +279,10 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// On a group's private queue, hands `operations` to the group (its add steps, its count of children) and
-    /// returns `true`; `false` on any other queue, or once the group is gone. PERF(W1): other queues pay one
-    /// atomic load, not the state lock.
+    /// returns `true`; `false` once the group is gone. PERF(W1): callers check `isGroupQueue` first, so other queues
+    /// pay one atomic load, not the state lock or an array.
     private func handToOwningGroup(_ operations: [Operation]) -> Bool {
-        guard isGroupQueue.load(ordering: .acquiring), let group = owningGroup else { return false }
+        guard let group = owningGroup else { return false }
         group.adopt(operations, producedBy: group, before: nil)
         return true
     }

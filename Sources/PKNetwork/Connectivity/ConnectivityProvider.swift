@@ -12,4 +12,14 @@ public protocol ConnectivityProvider: Sendable {
 
     /// Stops reporting changes.
     func stopMonitoring()
+
+    /// Whether ``currentStatus()`` is known now. A provider that learns the status only from reports while it
+    /// monitors (a ``Reachability/Manager``'s) says `false` when it has none; ``NetworkRecovery`` then retries a
+    /// connection failure after the backoff instead of waiting for connectivity. `true` by default.
+    var knowsCurrentStatus: Bool { get }
+}
+
+extension ConnectivityProvider {
+    /// `true`: the provider can read the status at any time.
+    public var knowsCurrentStatus: Bool { true }
 }

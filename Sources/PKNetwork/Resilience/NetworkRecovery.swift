@@ -123,7 +123,7 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
         }
 
         guard mayRepeatUnsafely else { return nil }
-        if connectionFailed, monitor.providerKnowsStatus,
+        if connectionFailed, monitor.provider.knowsCurrentStatus,
             !monitor.provider.currentStatus().satisfies(connectivity)
         {
             return waitForConnectivity(before: payload, info: info)

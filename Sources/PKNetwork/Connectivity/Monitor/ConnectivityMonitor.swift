@@ -75,9 +75,11 @@ public final class ConnectivityMonitor: Sendable {
     /// On `control`: starts or stops the provider so that it runs exactly while the state machine monitors.
     private func reconcileProvider() {
         let wanted = machine.withLock { $0.isMonitoring }
-        let running = providerRunning.withLock { $0 }
-        guard wanted != running else { return }
-        providerRunning.withLock { $0 = wanted }
+        let changes = providerRunning.withLock { running in
+            defer { running = wanted }
+            return running != wanted
+        }
+        guard changes else { return }
         if wanted {
             provider.startMonitoring { [weak self] status in self?.statusChanged(to: status) }
             // A change between the first read and the start would otherwise be missed.

@@ -59,13 +59,13 @@ final class ReachabilityFlagsProvider: ConnectivityProvider, NetworkReachability
         self.network = network
     }
 
-    /// The reported status, or not reachable when the notifier has not reported (see ``hasCurrentReport``).
+    /// The reported status, or not reachable when the notifier has not reported (see ``knowsCurrentStatus``).
     func currentStatus() -> NetworkStatus {
         state.withLock { $0.flags }?.status ?? .notReachable
     }
 
     /// Whether the notifier runs and has reported: otherwise ``currentStatus()`` is a guess.
-    var hasCurrentReport: Bool { state.withLock { $0.flags != nil } }
+    var knowsCurrentStatus: Bool { state.withLock { $0.flags != nil } }
 
     func startMonitoring(onChange: @escaping @Sendable (NetworkStatus) -> Void) {
         state.withLock { $0.onChange = onChange }
@@ -93,13 +93,5 @@ final class ReachabilityFlagsProvider: ConnectivityProvider, NetworkReachability
             return onChange
         }
         onChange?(flags.status)
-    }
-}
-
-extension ConnectivityMonitor {
-    /// Whether the provider's status is known: `false` only for a ``Reachability/Manager``'s monitor whose notifier
-    /// has not reported (nothing waits), which ``NetworkRecovery`` then does not ask.
-    var providerKnowsStatus: Bool {
-        (provider as? ReachabilityFlagsProvider)?.hasCurrentReport ?? true
     }
 }
