@@ -8,7 +8,8 @@ import Foundation
 /// Guarantees: one procedure's callbacks never run concurrently with each other or with its `execute()`;
 /// "will" callbacks run before the event and the event waits for them (and for every reference to the pending
 /// event token); "did" callbacks run after it; within one event, observers run in the order they were added.
-/// Callbacks run on whichever thread is running the procedure's events, or inside ``eventQueue`` when set.
+/// Callbacks run on whichever thread is running the procedure's events, or inside ``eventQueue`` when set;
+/// WillExecute callbacks, like `execute()`, only on a thread of the procedure's queue.
 /// Different procedures' observers may run in parallel.
 public protocol ProcedureObserver: Sendable {
 

@@ -24,6 +24,18 @@ enum EventContextStep {
     case run(@Sendable () -> Void)
 }
 
+extension EventContextStep {
+    /// Whether this event can lead to `execute()` (and the WillExecute phase before it), which run only on a
+    /// thread of the procedure's queue: the one starting it, its `underlyingQueue`, or a global queue at its
+    /// quality of service; never on a thread that came in for another event.
+    var leadsToExecute: Bool {
+        switch self {
+        case .start, .willExecuteDone: true
+        default: false
+        }
+    }
+}
+
 /// Where an operation a procedure adds goes.
 enum ProducedOperationTarget {
     /// The queue the procedure was on when it called `produce(operation:before:)`.
@@ -45,6 +57,8 @@ struct EventContextState {
     /// Nobody is draining and the context is not blocked, so nothing is queued either: an event accepted now
     /// would run at once, on the accepting thread.
     var isIdle: Bool { !isDraining && !isBlocked }
+    /// Whether any event waits behind the one in progress (tests wait for it).
+    var hasQueuedEvents: Bool { first != nil || restHead < rest.count }
     /// The first queued event, kept inline so the common case (one event queued behind the current one, such as
     /// `finish()` inside `execute()`) allocates nothing.
     private var first: EventContextStep?
@@ -99,12 +113,24 @@ struct EventContextState {
         isBlocked = true
     }
 
+    /// Stops draining and blocks the context: the drainer hands the event it just took to another thread, which
+    /// resumes with it (``resumeExclusively(with:first:)``). Events accepted meanwhile are queued.
+    mutating func stopForHandOff() {
+        isDraining = false
+        isBlocked = true
+    }
+
     /// Hands the drainer role to the calling thread: when nobody is draining, unblocks and returns the event the
-    /// caller must start draining with (`event` comes after anything queued before it); otherwise returns `nil`
-    /// and changes nothing, so the caller can try again once the current drainer has stopped.
-    mutating func resumeExclusively(with event: EventContextStep) -> EventContextStep? {
+    /// caller must start draining with (`event` itself when `first`, otherwise `event` comes after anything
+    /// queued before it); otherwise returns `nil` and changes nothing, so the caller can try again once the
+    /// current drainer has stopped.
+    mutating func resumeExclusively(with event: EventContextStep, first: Bool) -> EventContextStep? {
         guard !isDraining else { return nil }
         isBlocked = false
+        if first {
+            isDraining = true
+            return event
+        }
         return becomeDrainer(then: event)
     }
 

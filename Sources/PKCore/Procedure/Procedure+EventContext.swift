@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 // The procedure's serial event context: submitting and draining events, and the "will" phases' tokens.
 
 extension Procedure {
@@ -21,8 +29,71 @@ extension Procedure {
             var next: EventContextStep? = event
             while let event = next {
                 process(event)
-                next = storage.withLock { $0.loop.next() }
+                next = nextQueuedEvent()
             }
+        }
+    }
+
+    /// The next queued event for the thread draining, or `nil` when it must stop: nothing is queued, the context
+    /// is blocked, or the next event starts execution and goes to a thread of the procedure's queue instead.
+    ///
+    /// A start (or the end of a WillExecute phase held past its delivery) that was queued behind another event
+    /// must not run on the thread draining: that thread came in for something else (attaching an observer,
+    /// cancelling, finishing a dependency), and may be an event loop, the main thread, or a caller holding a lock
+    /// `execute()` needs. A cancelled procedure will not execute, so its start runs here.
+    final func nextQueuedEvent() -> EventContextStep? {
+        var handOff: Unmanaged<ProcedureQueue>?? = nil
+        let next = storage.withLock { state -> EventContextStep? in
+            guard let event = state.loop.next() else { return nil }
+            guard event.leadsToExecute, !state.machine.isCancelled else { return event }
+            state.loop.stopForHandOff()
+            handOff = .some(state.queueRef)
+            return event
+        }
+        guard let queueRef = handOff, let next else { return next }
+        handToQueueThread(next, queueRef: queueRef)
+        return nil
+    }
+
+    /// Submits an event that leads to `execute()` from a thread that did not come from the procedure's queue:
+    /// it runs on a thread of the queue (see ``nextQueuedEvent()``), or here when the procedure was cancelled.
+    final func submitFromOutsideQueue(_ event: EventContextStep) {
+        var handOff: Unmanaged<ProcedureQueue>?? = nil
+        let drainNow = storage.withLock { state -> Bool in
+            // Queued behind a drainer: it hands the event over as it reaches it.
+            guard state.loop.accept(event) else { return false }
+            if state.machine.isCancelled { return true }
+            state.loop.stopForHandOff()
+            handOff = .some(state.queueRef)
+            return false
+        }
+        if drainNow {
+            drain(startingWith: event)
+        } else if let queueRef = handOff {
+            handToQueueThread(event, queueRef: queueRef)
+        }
+    }
+
+    /// Runs `event` first, then whatever was queued, on the queue's `underlyingQueue` or, without one, a global
+    /// queue at the queue's quality of service. The context was stopped for the hand-off, so nothing else
+    /// drains meanwhile.
+    private func handToQueueThread(_ event: EventContextStep, queueRef: Unmanaged<ProcedureQueue>?) {
+        let target = queueRef?._withUnsafeGuaranteedRef { $0.executionQueue } ?? DispatchQueue.global()
+        target.async { [self] in resumeDraining(with: event, first: true) }
+    }
+
+    /// Takes the draining role for a context that was blocked for a hop to this thread, and drains, running `event`
+    /// first (`first`) or after whatever was queued meanwhile.
+    final func resumeDraining(with event: EventContextStep, first: Bool) {
+        // PERF(W10, `underlyingQueue global` row): a spin, not a wait to be woken: a thread still draining is
+        // between two steps of this procedure's events and lets go within a step (it finds the context blocked),
+        // so a wake-up protocol on every drain would cost more than the rare spin.
+        while true {
+            if let next = storage.withLock({ $0.loop.resumeExclusively(with: event, first: first) }) {
+                drain(startingWith: next)
+                return
+            }
+            sched_yield()
         }
     }
 
@@ -48,7 +119,10 @@ extension Procedure {
     final func pendingEventReleased(_ token: ObjectIdentifier, continuation: EventContextStep) {
         switch storage.withLock({ $0.willPhase.tokenReleased(token) }) {
         case .phaseContinuesInline: break
-        case .submitContinuation: submit(continuation)
+        case .submitContinuation:
+            // Released after its phase, on whatever thread let go of it: the WillExecute phase ends on a thread
+            // of the queue, not on that one.
+            if continuation.leadsToExecute { submitFromOutsideQueue(continuation) } else { submit(continuation) }
         }
     }
 

@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 // Executing: the start event, the WillExecute phase, `execute()` (on the queue's underlying queue when it has one).
 
 extension Procedure {
@@ -56,20 +48,8 @@ extension Procedure {
             return
         }
         storage.withLock { $0.loop.block() }
-        target.async { [self] in
-            // The context is blocked, so the thread that was draining stops at its next step; take over then.
-            // PERF(W10, `underlyingQueue global` row): a spin, not a wait to be woken: the draining thread is
-            // between two steps of this procedure's events and lets go within a step, so a wake-up protocol on
-            // every drain would cost more than the rare spin (only a procedure whose events another thread was
-            // draining when its queue started it gets here).
-            while true {
-                if let first = storage.withLock({ $0.loop.resumeExclusively(with: .executeNow) }) {
-                    drain(startingWith: first)
-                    return
-                }
-                sched_yield()
-            }
-        }
+        // The context is blocked, so the thread that was draining stops at its next step; take over then.
+        target.async { [self] in resumeDraining(with: .executeNow, first: false) }
     }
 
     /// Runs `execute()`, then the DidExecute observers. `observers` are the procedure's observers as this event

@@ -41,7 +41,7 @@ extension Procedure: ObserverSynchronizer {
         if storage.withLock({ $0.loop.accept(hold) }) {
             // Nobody was draining: this thread now holds the context itself.
             DrainingProcedures.withDraining(self) { body() }
-            if let next = storage.withLock({ $0.loop.next() }) { drain(startingWith: next) }
+            if let next = nextQueuedEvent() { drain(startingWith: next) }
             return
         }
         acquired.wait()

@@ -71,6 +71,16 @@ extension ProcedureQueue {
         return queue
     }
 
+    /// Where a procedure of this queue runs its start and `execute()` when the thread that has them did not come
+    /// from the queue (see `Procedure.nextQueuedEvent()`): the ``underlyingQueue``, or a global queue at the
+    /// queue's quality of service.
+    var executionQueue: DispatchQueue {
+        switch state.withLock({ $0.loopTarget }) {
+        case .underlying(let queue): queue
+        case .lane(let qos): DispatchQueue.global(qos: qos)
+        }
+    }
+
     func procedureWillFinish(_ procedure: Procedure, withErrors errors: [any Error]) {
         notify(.willFinishProcedure) { $0.procedureQueue(self, willFinishProcedure: procedure, withErrors: errors) }
     }
