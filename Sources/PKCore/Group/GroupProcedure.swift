@@ -267,6 +267,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             return (initial, taken, state.isSuspended)
         }
         if !suspended { queue.isSuspended = false }
+        // Added together, the children held until now are checked for dependency cycles once all are on the queue.
+        queue.beginBatch()
         // Children added before the group executed: their add steps ran then; now they go on the queue.
         for child in taken { enqueueChild(child, producedBy: self) }
         // The children given at init go through the add steps here, inline, as in ProcedureKit: execute() runs in
@@ -283,6 +285,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
                 submit(.produce(child, nil, target))
             }
         }
+        queue.endBatch()
         finishIfDone()
     }
 

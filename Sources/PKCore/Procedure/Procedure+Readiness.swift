@@ -31,7 +31,7 @@ extension Procedure {
     }
 
     /// Moves straight to `pending` and ready when the procedure has no dependencies; returns `false` (changing
-    /// nothing) otherwise, and the queue then uses ``didEnqueue()``.
+    /// nothing) otherwise, and the queue then uses ``arrive()``.
     final func enqueueIfReadyAtOnce() -> Bool {
         storage.withLock { state in
             guard state.dependencies.isEmpty, state.conditions.isEmpty else { return false }
@@ -41,17 +41,32 @@ extension Procedure {
         }
     }
 
-    /// Moves to `pending` and starts waiting for dependencies; the queue is told when the procedure is ready.
-    /// Returns `true` when the procedure is still waiting afterwards.
-    @discardableResult
-    final func didEnqueue() -> Bool {
-        let dependencies = storage.withLock { state -> SmallList<Operation> in
+    /// A procedure enqueued and registered with its dependencies, still kept waiting by its enqueue token (see
+    /// ``arrive()``); ``ProcedureQueue`` releases the token once it has looked for a cycle the arrival closed.
+    struct Arrival {
+        let procedure: Procedure
+        /// Dependencies that had already finished, counted down with the token.
+        let alreadyFinished: Int
+        /// Procedures enqueued before this one depend on it: only such an arrival can close a dependency cycle
+        /// (a cycle's last member to arrive has a dependent that arrived before it).
+        let hadEarlyDependents: Bool
+
+        /// Releases the enqueue token; returns `true` when the procedure still waits for dependencies.
+        func releaseToken() -> Bool {
+            !procedure.dependenciesDidFinish(count: alreadyFinished + 1)  // + 1: the enqueue token
+        }
+    }
+
+    /// Moves to `pending` and registers with the dependencies, holding the enqueue token: the procedure cannot
+    /// become ready until ``Arrival/releaseToken()``.
+    final func arrive() -> Arrival {
+        let (dependencies, hadEarlyDependents) = storage.withLock { state in
             state.machine.didEnqueue()
             state.readiness.enqueued(dependencies: state.dependencies.count)
-            return state.dependencies
+            return (state.dependencies, !state.dependents.isEmpty)
         }
         let alreadyFinished = register(asDependentOf: dependencies)
-        return !dependenciesDidFinish(count: alreadyFinished + 1)  // + 1: the enqueue-in-progress token
+        return Arrival(procedure: self, alreadyFinished: alreadyFinished, hadEarlyDependents: hadEarlyDependents)
     }
 
     /// Adds `waiter` to be told when this procedure finishes; `false` when it already has.

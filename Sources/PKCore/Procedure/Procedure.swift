@@ -219,7 +219,11 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     public final override func main() {}
 
     deinit {
-        releaseIteratively(takeDependencies())
+        let (dependencies, cancelledForCycle) = storage.withLock { state in
+            (replaceValue(&state.dependencies, with: SmallList()), state.machine.wasCancelledForCycle)
+        }
+        if cancelledForCycle { CycleRemnants.forget(self) }
+        releaseIteratively(dependencies)
     }
 
     // MARK: - Dependencies (overrides must live in the class body)
@@ -251,7 +255,12 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .stored:
             break
         case .register:
-            if !register(asDependentOf: operation) { dependencyDidFinish() }
+            if !register(asDependentOf: operation) {
+                dependencyDidFinish()
+            } else if operation is Procedure, let queue = storage.withLock({ $0.queue }) {
+                // A dependency added while waiting may close a dependency cycle.
+                queue.cancelCycles(through: [self])
+            }
         case .tooLate(let state):
             log.warning(
                 "dependency \(operation) added to \(procedureName) in state \(state), after it became ready; ignored")

@@ -231,9 +231,28 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// Adds `procedures` to this queue itself, looking for dependency cycles once all of them are added.
     private func addBatch<S: Sequence>(_ procedures: S) where S.Element: Procedure {
-        state.withLock { $0.batchAdds += 1 }
+        beginBatch()
         for procedure in procedures { add(procedure: procedure, context: nil) }
-        state.withLock { $0.batchAdds -= 1 }
+        endBatch()
+    }
+
+    /// Begins adding several procedures that may close dependency cycles among themselves: until the matching
+    /// ``endBatch()``, a procedure that arrives with dependencies is held waiting, and cycles are looked for once
+    /// all of them are here. A group adds its initial children this way.
+    func beginBatch() {
+        state.withLock { $0.batchAdds += 1 }
+    }
+
+    /// Ends a batch: when no other batch is under way, cancels every dependency cycle through the procedures held,
+    /// then lets them become ready.
+    func endBatch() {
+        let held = state.withLock { state -> [Procedure.Arrival] in
+            state.batchAdds -= 1
+            return state.batchAdds == 0 ? replaceValue(&state.heldArrivals, with: []) : []
+        }
+        let mayCloseCycles = held.filter(\.hadEarlyDependents).map(\.procedure)
+        if !mayCloseCycles.isEmpty { cancelCycles(through: mayCloseCycles, limit: .max) }
+        for arrival in held { _ = arrival.releaseToken() }
         checkForStallSoon()
     }
 
@@ -319,11 +338,25 @@ public final class ProcedureQueue: @unchecked Sendable {
             }
             if let target { WorkerLoop.spawn(for: self, on: target) }
         } else {
-            state.withLock { state in
+            let inBatch = state.withLock { state -> Bool in
                 if state.insert(member) { QueueKeepAlive.takeSelfReference(self) }
                 state.waiting += 1
+                return state.batchAdds > 0
             }
-            if procedure.didEnqueue() { checkForStallSoon() }
+            let arrival = procedure.arrive()
+            // PERF(W3): a second critical section only while a batch is under way. Outside one, the arrival is
+            // checked on its own (also right when a batch begins meanwhile).
+            let held =
+                inBatch
+                && state.withLock { state -> Bool in
+                    guard state.batchAdds > 0 else { return false }
+                    state.heldArrivals.append(arrival)
+                    return true
+                }
+            if !held {
+                if arrival.hadEarlyDependents { cancelCycles(through: [procedure]) }
+                if arrival.releaseToken() { checkForStallSoon() }
+            }
         }
         notify(.didAddProcedure) { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
         return true

@@ -49,6 +49,9 @@ struct ProcedureQueueState {
     /// Calls adding several procedures at once that are under way: a cycle check waits for them, since a cycle may
     /// run through procedures not added yet.
     var batchAdds = 0
+    /// Procedures that arrived while a batch was being added, their enqueue tokens held until the last batch
+    /// under way ends: cycles through them are looked for once, over everything the batch added.
+    var heldArrivals: [Procedure.Arrival] = []
     /// Procedures whose conditions a worker loop evaluates next (an evaluation takes no slot).
     var evaluations = FIFO<Procedure>()
     /// Procedures whose conditions wait for the queue to be resumed.

@@ -34,6 +34,15 @@ struct ProcedureStateMachine {
     private(set) var isFinishAccepted = false
     /// Cancel and finish errors, accumulated in the order they were accepted.
     private(set) var errors: [any Error] = []
+
+    /// Whether a `dependencyCycle` error is among ``errors``: the procedure was cancelled for a cycle.
+    var wasCancelledForCycle: Bool {
+        !errors.isEmpty
+            && errors.contains {
+                guard let error = $0 as? ProcedureKitError, case .dependencyCycle = error.context else { return false }
+                return true
+            }
+    }
     /// When true, the procedure never finishes by itself; `execute()` runs even when cancelled.
     let automaticFinishingDisabled: Bool
 
