@@ -51,7 +51,7 @@ public final class ManualClock: ProcedureClock {
 
     /// Keeps `action` until an advance reaches `now + delay`. Never runs it on the calling thread.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
-        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        let seconds = delay.timeInterval
         let id = state.withLock { state -> UInt64 in
             let id = state.nextID
             state.nextID += 1
@@ -102,7 +102,7 @@ public final class ManualClock: ProcedureClock {
     /// Moves time forward by `duration` (a negative duration counts as zero), running every action that falls
     /// due on the way, in deadline order, on the calling thread.
     public func advance(by duration: Duration) {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.timeInterval
         advance(to: now.addingTimeInterval(Swift.max(0, seconds)))
     }
 

@@ -16,4 +16,14 @@ struct DurationReadableTests {
     func durationsReadAsSecondsWithMillisecondsOnlyWhenThereIsAFraction(duration: Duration, text: String) {
         #expect(duration.readable == text)
     }
+
+    /// Longer than `Int64.max` seconds (`Duration` holds up to about 1.7e20 s): `components` traps there, so such
+    /// a duration reads in whole seconds instead, and an error quoting it is described without a trap.
+    @Test(arguments: [Duration.seconds(1e19), .seconds(-1e19)])
+    func aDurationBeyondInt64SecondsReadsWithoutATrap(duration: Duration) {
+        #expect(duration.readable.hasSuffix(" s"))
+        #expect(duration.inSeconds.isFinite)
+        let error = CredentialError.expiresTooSoon(credential: "api", expiresIn: .zero, needed: duration)
+        #expect(!error.description.isEmpty)
+    }
 }

@@ -49,9 +49,15 @@ extension Duration {
         self = .seconds(Swift.min(Swift.max(timeInterval, -1e12), 1e12))
     }
 
-    /// The duration in seconds, as a `TimeInterval`.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    /// The duration in seconds, as a `TimeInterval`. Never traps: `components` does, for a duration longer than
+    /// `Int64.max` seconds (`.seconds(1e19)`, which `Duration` can hold).
+    package var timeInterval: TimeInterval {
+        TimeInterval(attoseconds) / 1e18
+    }
+
+    /// The duration limited to about ±31,000 years, as ``init(timeInterval:)`` limits a `TimeInterval`: for
+    /// arithmetic on user-supplied durations that must not overflow.
+    package var clampedForArithmetic: Duration {
+        Swift.min(Swift.max(self, .seconds(-1e12)), .seconds(1e12))
     }
 }

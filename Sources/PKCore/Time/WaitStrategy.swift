@@ -15,6 +15,10 @@ import Foundation
 /// - ``exponential(power:period:maximum:)``: `period × powerⁿ` kept within `0…maximum`.
 /// - ``random(minimum:maximum:)``: uniformly distributed in `minimum…maximum`.
 ///
+/// Bad values never trap: NaN counts as 0, and every value but a constant is kept within ±1e12 s (about 31,000
+/// years, the longest wait a ``DelayProcedure`` makes), infinite bounds included. A constant is returned as given;
+/// the delay made from it is clamped the same way.
+///
 /// A repeat uses the first value for its first attempt, which starts at once, so the wait before attempt k + 1 is
 /// the value at n = k.
 public enum WaitStrategy: Sequence, Sendable, Hashable {
@@ -70,7 +74,7 @@ public enum WaitStrategy: Sequence, Sendable, Hashable {
             case .constant(let value):
                 return value
             case .incrementing(let initial, let increment):
-                return Swift.max(0, initial + increment * Double(index))
+                return clamp(initial + increment * Double(index), maximum: 1e12)
             case .fibonacci(let period, let maximum):
                 let value = fibonacci.0
                 fibonacci = (fibonacci.1, fibonacci.0 + fibonacci.1)
@@ -78,15 +82,21 @@ public enum WaitStrategy: Sequence, Sendable, Hashable {
             case .exponential(let power, let period, let maximum):
                 return clamp(period * pow(power, Double(index)), maximum: maximum)
             case .random(let minimum, let maximum):
-                let (low, high) = minimum <= maximum ? (minimum, maximum) : (maximum, minimum)
+                // `Double.random(in:)` traps on an infinite range or one wider than the largest Double: the bounds
+                // are kept within ±1e12 s first (about 31,000 years, as every wait is limited); NaN counts as 0.
+                func bounded(_ value: Double) -> Double { value.isNaN ? 0 : Swift.min(Swift.max(value, -1e12), 1e12) }
+                let (first, second) = (bounded(minimum), bounded(maximum))
+                let (low, high) = first <= second ? (first, second) : (second, first)
                 guard low < high else { return low }
                 return Double.random(in: low...high, using: &generator)
             }
         }
 
+        /// `value` within 0…`maximum`, and never beyond 1e12 s (about 31,000 years, the longest wait anywhere);
+        /// NaN counts as 0.
         private func clamp(_ value: Double, maximum: Double) -> Double {
             guard !value.isNaN else { return 0 }
-            return Swift.min(Swift.max(0, value), Swift.max(0, maximum))
+            return Swift.min(Swift.max(0, value), Swift.max(0, maximum), 1e12)
         }
     }
 }

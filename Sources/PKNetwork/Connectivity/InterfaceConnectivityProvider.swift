@@ -57,7 +57,7 @@ public final class InterfaceConnectivityProvider: ConnectivityProvider {
     public func startMonitoring(onChange: @escaping @Sendable (NetworkStatus) -> Void) {
         let source = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let last = PKMutex(currentStatus())
-        let interval = Double(pollInterval.components.seconds) + Double(pollInterval.components.attoseconds) / 1e18
+        let interval = pollInterval.timeInterval
         source.schedule(deadline: .now() + interval, repeating: interval)
         source.setEventHandler { [weak self] in
             guard let self else { return }

@@ -7,19 +7,26 @@ import Foundation
 /// What every network procedure does to a request before handing it to its session.
 enum NetworkRequestPreparation {
 
-    /// Rounds a fractional `timeoutInterval` up to whole seconds on Linux: FoundationNetworking truncates it to
-    /// whole seconds, so 0.5 s fired after a millisecond or so. Elsewhere the request is unchanged.
+    /// Makes `timeoutInterval` one FoundationNetworking takes on Linux: a fractional one is rounded up to whole
+    /// seconds (it truncates, so 0.5 s fired after a millisecond or so), and a NaN, infinite or huge one, on which
+    /// it traps (`Int(timeoutInterval)`), becomes ``safeTimeout(_:)``'s. Elsewhere the request is unchanged.
     static func prepare(_ request: URLRequest) -> URLRequest {
         #if canImport(FoundationNetworking)
             var request = request
-            let interval = request.timeoutInterval
-            if interval > 0, interval.rounded(.down) != interval {
-                request.timeoutInterval = interval.rounded(.up)
-            }
+            request.timeoutInterval = safeTimeout(request.timeoutInterval)
             return request
         #else
             return request
         #endif
+    }
+
+    /// A timeout FoundationNetworking takes without trapping: NaN becomes its default, 60 s; anything above 1e9 s
+    /// (about 31 years), infinity included, becomes 1e9 s; a positive fraction is rounded up to whole seconds.
+    static func safeTimeout(_ interval: TimeInterval) -> TimeInterval {
+        if interval.isNaN { return 60 }
+        if interval > 1e9 { return 1e9 }
+        if interval > 0, interval.rounded(.down) != interval { return interval.rounded(.up) }
+        return interval
     }
 
     /// The status codes a validation accepts by default: 2xx.

@@ -117,7 +117,9 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
             if code == .tooManyRequests || code == .serviceUnavailable, let response = attempt.urlResponse,
                 let wait = RetryAfter.interval(in: response)
             {
-                return payload.set(delay: .by(min(wait, resilience.maximumRetryAfter)))
+                // A NaN cap would be ignored by `min`: it counts as the protocol's default, 60 s.
+                let cap = resilience.maximumRetryAfter.isNaN ? 60 : max(0, resilience.maximumRetryAfter)
+                return payload.set(delay: .by(min(wait, cap)))
             }
             return payload
         }

@@ -27,15 +27,14 @@ public final class ManagedNetworkSession: NetworkSession {
 
     /// Creates a session with `configuration` (`.ephemeral` by default) and no delegate.
     ///
-    /// On Linux a fractional `timeoutIntervalForRequest` is rounded up to whole seconds: FoundationNetworking
-    /// truncates it, so 0.5 s fired after a millisecond or so.
+    /// On Linux a fractional `timeoutIntervalForRequest` is rounded up to whole seconds (FoundationNetworking
+    /// truncates it, so 0.5 s fired after a millisecond or so), a NaN one becomes 60 s and one above 1e9 s
+    /// (infinity included) 1e9 s: FoundationNetworking traps on those.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         #if canImport(FoundationNetworking)
             let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
-            let interval = configuration.timeoutIntervalForRequest
-            if interval > 0, interval.rounded(.down) != interval {
-                configuration.timeoutIntervalForRequest = interval.rounded(.up)
-            }
+            configuration.timeoutIntervalForRequest = NetworkRequestPreparation.safeTimeout(
+                configuration.timeoutIntervalForRequest)
         #endif
         session = URLSession(configuration: configuration)
     }

@@ -229,9 +229,11 @@ struct ShutdownStateMachine<Key: Hashable & Sendable, Handle: Sendable, Waiter: 
             }
             state = .shuttingDown(Progress(reason: reason, signalsReceived: signals, finishedDuringGracePeriod: []))
             guard !participants.isEmpty else { return finish(shutdownBeganNow: true) }
-            let grace = requested ?? gracePeriod
+            // Clamped so that the sum cannot overflow `Duration` (each may be up to about 1.7e20 s).
+            let grace = (requested ?? gracePeriod).clampedForArithmetic
             return .beginGracePeriod(
-                cancel: cancelDue(), gracePeriod: grace, stopTimeout: grace + cancellationPeriod)
+                cancel: cancelDue(), gracePeriod: grace,
+                stopTimeout: grace + cancellationPeriod.clampedForArithmetic)
         case .shuttingDown:
             return requested.map { .shortenGracePeriod($0) } ?? .none
         case .cancellingStragglers, .finished:

@@ -111,6 +111,7 @@ public struct SystemdNotifier: Sendable, Hashable {
     /// `duration` in whole microseconds, rounded up; zero for a negative duration.
     static func microseconds(_ duration: Duration) -> Int64 {
         guard duration > .zero else { return 0 }
+        guard duration < .seconds(Int64.max / 1_000_000) else { return .max }
         let (seconds, attoseconds) = duration.components
         let perMicrosecond: Int64 = 1_000_000_000_000
         let (whole, rest) = attoseconds.quotientAndRemainder(dividingBy: perMicrosecond)

@@ -39,8 +39,7 @@ public struct TimeoutObserver: ProcedureObserver {
 
     /// Times out the procedure `duration` after it starts executing.
     public init(by duration: Duration, clock: any ProcedureClock = SystemClock()) {
-        let parts = duration.components
-        self.init(delay: .by(Double(parts.seconds) + Double(parts.attoseconds) / 1e18), clock: clock)
+        self.init(delay: .by(duration.timeInterval), clock: clock)
     }
 
     /// Times out the procedure at `date` (measured on `clock`), if it is still running then.

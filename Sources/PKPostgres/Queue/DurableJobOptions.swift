@@ -45,7 +45,8 @@
 
         /// Options that start the job `delay` seconds from now.
         public static func delayed(by delay: TimeInterval) -> DurableJobOptions {
-            DurableJobOptions(runAt: Date().addingTimeInterval(delay.isFinite ? min(max(0, delay), 3e9) : 3e9))
+            // NaN and -∞ mean no delay (they meant about 95 years); +∞ and huge delays are kept to 3e9 s.
+            DurableJobOptions(runAt: Date().addingTimeInterval(delay.isNaN ? 0 : min(max(0, delay), 3e9)))
         }
 
         /// The dependencies with ``inputFrom`` added, without duplicates, in order.

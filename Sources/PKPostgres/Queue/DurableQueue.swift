@@ -274,7 +274,8 @@
         /// Deletes jobs that finished more than `age` ago, except those an unfinished job still depends on, and
         /// returns how many. Their unique keys become free.
         public func prune(finishedBefore age: Duration) async throws -> Int {
-            let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
+            // At most 2,800 years: PostgreSQL's intervals and timestamps go no further.
+            let seconds = Swift.min(age.timeInterval, 9e10)
             return try await lane.run { [self] connection in
                 try migrateOnce(connection)
                 return try store.prune(olderThan: max(0, seconds), connection)

@@ -39,7 +39,9 @@
 
         /// The wait after the failure of attempt `attempt` (1 for the first).
         func delay(afterAttempt attempt: Int) -> TimeInterval {
-            let cap = maximumWait.isFinite ? max(0, maximumWait) : 86_400 * 365
+            // At most about 95 years: PostgreSQL's `make_interval` and timestamps refuse much more, and the job's
+            // outcome would then not be recorded.
+            let cap = maximumWait.isNaN || maximumWait == .infinity ? 86_400 * 365 : min(max(0, maximumWait), 3e9)
             var strategy = wait
             if case .random(let minimum, let maximum) = wait {
                 // `Double.random(in:)` traps on a range wider than the largest Double: bound it to 0...cap first.

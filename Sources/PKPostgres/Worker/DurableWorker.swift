@@ -191,7 +191,7 @@
         }
 
         static func seconds(_ duration: Duration) -> TimeInterval {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            duration.timeInterval
         }
 
         func log(_ severity: LogSeverity, _ message: @autoclosure () -> String) {
