@@ -1,8 +1,10 @@
+import PKTesting
 import Testing
 
 @testable import PKCapabilities
 
 /// Every state × input of the capability check machine, without threads or clocks.
+@Suite(.dedicatedThreads)
 struct CapabilityCheckStateMachineTests {
 
     typealias Machine = CapabilityCheckStateMachine<String, Int>

@@ -1,8 +1,10 @@
+import PKTesting
 import Testing
 
 @testable import PKCapabilities
 
 /// Every state × input of the shared request machine.
+@Suite(.dedicatedThreads)
 struct SharedRequestStateMachineTests {
 
     typealias Machine = SharedRequestStateMachine<String, Int, String>

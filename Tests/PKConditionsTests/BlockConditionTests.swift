@@ -4,6 +4,7 @@ import PKTesting
 import Testing
 
 /// `BlockCondition`: true executes, false ignores (cancelled without error), a throw fails with the error wrapped.
+@Suite(.dedicatedThreads)
 struct BlockConditionTests {
 
     @Test func seedExampleCompilesAndRuns() {

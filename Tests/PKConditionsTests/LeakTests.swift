@@ -4,6 +4,7 @@ import PKTesting
 import Testing
 
 /// Procedures, their conditions and produced dependencies are released once the procedures finish.
+@Suite(.dedicatedThreads)
 struct LeakTests {
 
     @Test func satisfiedConditionsAndProducedDependenciesAreReleased() async {

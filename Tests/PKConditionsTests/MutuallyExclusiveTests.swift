@@ -5,6 +5,7 @@ import Testing
 private struct DatabaseWrite {}
 
 /// `MutuallyExclusive<T>`: always satisfied, adds one category, named after `T`.
+@Suite(.dedicatedThreads)
 struct MutuallyExclusiveTests {
 
     @Test func nameAndDefaultCategorySpellOutTheType() {

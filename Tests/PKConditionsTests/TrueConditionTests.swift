@@ -3,6 +3,7 @@ import PKTesting
 import Testing
 
 /// `TrueCondition`: always satisfied, optionally carrying a category.
+@Suite(.dedicatedThreads)
 struct TrueConditionTests {
 
     @Test func procedureExecutesAndOutputIsSatisfied() {

@@ -4,6 +4,7 @@ import PKTesting
 import Testing
 
 /// `UserConfirmationCondition` with a fake provider, and the terminal provider without a terminal.
+@Suite(.dedicatedThreads)
 struct UserConfirmationConditionTests {
 
     private func run(answer: ConfirmationAnswer) -> (TestProcedure, FakeConfirmationProvider) {
@@ -51,6 +52,7 @@ struct UserConfirmationConditionTests {
 }
 
 /// `TerminalConfirmationProvider` never blocks or prompts when its input is not a terminal.
+@Suite(.dedicatedThreads)
 struct TerminalConfirmationProviderTests {
 
     @Test func nonTerminalInputAnswersUnavailableAtOnceWithoutPrompting() throws {

@@ -5,6 +5,7 @@ import Testing
 
 @testable import PKCore
 
+@Suite(.dedicatedThreads)
 struct BlockProcedureTests {
 
     @Test func blockRunsOnceAndTheProcedureFinishes() {

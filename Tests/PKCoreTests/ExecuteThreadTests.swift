@@ -13,10 +13,10 @@ import Testing
     import Darwin
 #endif
 
-/// A value behind a lock, shareable by closures.
+/// A value behind a lock, shareable by closures (a `PKMutex`, which ThreadSanitizer sees, unlike `Mutex`).
 private final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
+    private let mutex: PKMutex<Value>
+    init(_ value: Value) { mutex = PKMutex(value) }
     func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }
 
@@ -98,6 +98,7 @@ private struct WillExecuteThreadObserver: ProcedureObserver {
 /// `execute()` and the WillExecute phase run only on threads of the procedure's queue (its worker, its
 /// `underlyingQueue`, or a global queue at its quality of service), never on a thread that came in for another
 /// of the procedure's events (issue 22 §1).
+@Suite(.dedicatedThreads)
 struct ExecuteThreadTests {
 
     /// Waits (up to 10 s) until the queue's start of `procedure` is queued behind the event in progress.

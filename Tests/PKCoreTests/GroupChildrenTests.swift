@@ -20,6 +20,7 @@ final class AddRecordingGroup: GroupProcedure, @unchecked Sendable {
 }
 
 /// How a group takes its children: when it executes, through its own event context, and never silently.
+@Suite(.dedicatedThreads)
 struct GroupChildrenTests {
 
     let queue = ProcedureQueue()
@@ -238,6 +239,7 @@ final class TokenHoldingObserver: ProcedureObserver, Sendable {
 }
 
 /// Observers synchronized with a dispatch queue, and the thread already running that queue.
+@Suite(.dedicatedThreads)
 struct SynchronizedObserverTests {
 
     @Test func anObserverSynchronizedWithTheQueueFinishingItRunsInline() {
@@ -304,6 +306,7 @@ struct SynchronizedObserverTests {
 }
 
 /// `Condition.removeDependency(_:)` removes produced dependencies as well as plain ones.
+@Suite(.dedicatedThreads)
 struct ConditionDependencyRemovalTests {
 
     final class Plain: Condition, @unchecked Sendable {

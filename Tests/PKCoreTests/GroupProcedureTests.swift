@@ -21,6 +21,7 @@ final class RecordingGroup: GroupProcedure, @unchecked Sendable {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct GroupProcedureTests {
 
     let queue = ProcedureQueue()

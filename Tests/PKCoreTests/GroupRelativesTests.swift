@@ -38,6 +38,7 @@ final class Doubler: Procedure, InputProcedure, OutputProcedure, @unchecked Send
     }
 }
 
+@Suite(.dedicatedThreads)
 struct ComposedProcedureTests {
 
     let queue = ProcedureQueue()
@@ -69,6 +70,7 @@ struct ComposedProcedureTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct GatedProcedureTests {
 
     let queue = ProcedureQueue()
@@ -93,6 +95,7 @@ struct GatedProcedureTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct IgnoreErrorsProcedureTests {
 
     @Test func finishesWithoutErrorsWhenTheChildFailsAndTheChildKeepsItsError() {
@@ -105,6 +108,7 @@ struct IgnoreErrorsProcedureTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct BatchProcedureTests {
 
     let queue = ProcedureQueue()

@@ -39,6 +39,7 @@ private func underlying(of procedure: Procedure) -> [any Error] {
     (procedure.error as? ProcedureKitError)?.underlyingErrors ?? []
 }
 
+@Suite(.dedicatedThreads)
 struct InjectionTests {
 
     // MARK: - BEHAVIOUR §13, items 11 to 15
@@ -470,6 +471,7 @@ private final class ProcessUserSpeed: Procedure, InputProcedure, @unchecked Send
     override func execute() { finish() }
 }
 
+@Suite(.dedicatedThreads)
 struct ReadmeInjectionSnippetTests {
 
     @Test func injectResultSnippetCompilesAndRuns() {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import PKCore
 
+@Suite(.dedicatedThreads)
 struct ProcedureKitErrorTests {
 
     @Test func equalityComparesContextsOnly() {

@@ -6,6 +6,7 @@ import Testing
 @testable import PKCore
 
 /// ProcedureKit's helper names that ported code uses: they exist and behave as in ProcedureKit.
+@Suite(.dedicatedThreads)
 struct OperationHelpersTests {
 
     @Test func operationNameIsTheNameOrUnnamedOperation() {
@@ -71,6 +72,7 @@ struct OperationHelpersTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct ProcedureIdentityTests {
 
     @Test func identityIsStableAcrossRenamesAndDistinctBetweenProcedures() {
@@ -85,6 +87,7 @@ struct ProcedureIdentityTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct ProtectorTests {
 
     @Test func readWriteOverwriteAndAppendAreSerialized() {
@@ -109,6 +112,7 @@ struct ProtectorTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct ProcedureResultNamesTests {
 
     @Test func resultAndPendingExposeValueSuccessAndError() {
@@ -128,6 +132,7 @@ struct ProcedureResultNamesTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct IteratorNamesTests {
 
     @Test func delayIteratorsYieldTheStrategiesAsDelays() {
@@ -176,6 +181,7 @@ struct IteratorNamesTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct DispatchQueueNamesTests {
 
     @Test func namedGlobalQueuesAndMainQueueChecks() {

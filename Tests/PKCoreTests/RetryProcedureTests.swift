@@ -4,6 +4,7 @@ import PKTesting
 import Synchronization
 import Testing
 
+@Suite(.dedicatedThreads)
 struct RetryProcedureTests {
 
     let queue = ProcedureQueue()

@@ -5,6 +5,7 @@ import Testing
 @testable import PKCore
 
 /// Subject: weakly held observers, add/remove/dispose/send.
+@Suite(.dedicatedThreads)
 struct SubjectTests {
 
     final class Listener: Sendable {

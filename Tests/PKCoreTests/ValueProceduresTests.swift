@@ -14,6 +14,7 @@ private func outputError<P: OutputProcedure>(_ procedure: P) -> (any Error)? {
     return error
 }
 
+@Suite(.dedicatedThreads)
 struct ResultProcedureTests {
 
     @Test func runReturnsTheBlocksValue() async throws {
@@ -68,6 +69,7 @@ struct ResultProcedureTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct AsyncResultProcedureTests {
 
     @Test func completionFromAnotherThreadSetsTheOutput() {
@@ -147,6 +149,7 @@ struct AsyncResultProcedureTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct TransformProcedureTests {
 
     @Test func transformsTheInput() {
@@ -186,6 +189,7 @@ struct TransformProcedureTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct AsyncTransformProcedureTests {
 
     @Test func transformsTheInputAsynchronously() {
@@ -235,6 +239,7 @@ struct AsyncTransformProcedureTests {
 }
 
 /// Map, FlatMap, Filter and Reduce: happy path, error path and pending input, for each.
+@Suite(.dedicatedThreads)
 struct CollectionProceduresTests {
 
     private static func run<P: OutputProcedure>(_ procedure: P) -> P {
@@ -300,6 +305,7 @@ struct CollectionProceduresTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct TypeErasureTests {
 
     @Test func anyOutputProcedureRunsTheWrappedProcedureAndExposesItsOutput() async throws {

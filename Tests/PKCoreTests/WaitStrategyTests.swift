@@ -16,6 +16,7 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct WaitStrategyTests {
 
     static let sequences: [(WaitStrategy, [TimeInterval])] = [

@@ -1,3 +1,4 @@
+import PKTesting
 import Testing
 
 @testable import PKCore
@@ -6,6 +7,7 @@ import Testing
 ///
 /// Impossible by construction (the machine traps, and `Procedure` never sends them, because one procedure's phases
 /// run one at a time in its event context): `beginDelivery` outside `idle`, and `endDelivery` in `idle`.
+@Suite(.dedicatedThreads)
 struct WillPhaseMachineTests {
 
     typealias Machine = WillPhaseMachine

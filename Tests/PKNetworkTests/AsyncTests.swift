@@ -3,6 +3,7 @@ import PKNetwork
 import PKTesting
 import Testing
 
+@Suite(.dedicatedThreads)
 struct AsyncTests {
 
     @Test func runReturnsTheResponse() async throws {

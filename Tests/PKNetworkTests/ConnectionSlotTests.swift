@@ -46,6 +46,7 @@ func holdTheOnlyConnection(
     return hold
 }
 
+@Suite(.dedicatedThreads)
 struct ConnectionSlotTests {
 
     @Test func requestWaitingForAConnectionSlotTimesOutWithoutReachingTheServer() async throws {

@@ -8,6 +8,7 @@ import Testing
 // values such as FoundationNetworking's URLError (whose user info holds the task) is the likely cause of a crash
 // seen once in a full run.
 
+@Suite(.dedicatedThreads)
 struct ConnectivityTests {
 
     @Test func connectionFailureWhileOfflineWaitsForTheNetworkThenRetries() async throws {
@@ -97,6 +98,7 @@ struct ConnectivityTests {
     }
 }
 
+@Suite(.dedicatedThreads)
 struct ConnectivityWaitStateMachineTests {
     typealias Machine = ConnectivityWaitStateMachine<String>
 

@@ -1,4 +1,5 @@
 import Foundation
+import PKTesting
 import Testing
 
 @testable import PKNetwork
@@ -9,6 +10,7 @@ private final class CountingTask: NetworkDataTask {
     func cancel() {}
 }
 
+@Suite(.dedicatedThreads)
 struct NetworkTaskStateMachineTests {
 
     @Test func taskMadeWhileIdleIsResumed() {

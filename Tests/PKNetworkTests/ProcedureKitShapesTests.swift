@@ -65,6 +65,7 @@ final class AddOperationsRecovery: NetworkRecovery<NetworkDataProcedure>, @unche
 }
 
 /// ProcedureKitNetwork's public shapes, against the loopback server: what ported code and tests rely on.
+@Suite(.dedicatedThreads)
 struct ProcedureKitShapesTests {
 
     // MARK: - Sessions

@@ -2,9 +2,12 @@
     import Foundation
     import PKPostgres
     import Testing
+    import PKTesting
 
     /// Cancelling running jobs, and giving jobs back at shutdown.
-    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
+    @Suite(
+        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
+        .dedicatedThreads)
     struct CancellationTests {
 
         /// The input of a job that runs until it is cancelled.

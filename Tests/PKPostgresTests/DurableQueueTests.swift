@@ -2,9 +2,12 @@
     import Foundation
     import PKPostgres
     import Testing
+    import PKTesting
 
     /// Enqueueing, scheduling, registration and the queue's errors.
-    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
+    @Suite(
+        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
+        .dedicatedThreads)
     struct DurableQueueTests {
 
         @Test func anEnqueuedJobIsRunByAWorkerAndItsTypedOutputReturned() async throws {

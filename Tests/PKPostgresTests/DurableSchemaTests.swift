@@ -3,9 +3,12 @@
     import Testing
 
     @testable import PKPostgres
+    import PKTesting
 
     /// The schema's helpers: array literals written for PostgreSQL and read back from it.
-    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
+    @Suite(
+        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
+        .dedicatedThreads)
     struct DurableSchemaTests {
 
         static let awkwardTexts: [[String]] = [

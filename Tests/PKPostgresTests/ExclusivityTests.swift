@@ -2,9 +2,12 @@
     import Foundation
     import PKPostgres
     import Testing
+    import PKTesting
 
     /// Exclusive categories: fleet-wide mutual exclusion across workers.
-    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
+    @Suite(
+        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
+        .dedicatedThreads)
     struct ExclusivityTests {
 
         /// Checks that no two runs of jobs sharing a category overlapped: one ended before the other started.

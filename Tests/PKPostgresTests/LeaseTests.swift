@@ -2,9 +2,12 @@
     import Foundation
     import PKPostgres
     import Testing
+    import PKTesting
 
     /// Leases, fencing and the reaper.
-    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
+    @Suite(
+        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
+        .dedicatedThreads)
     struct LeaseTests {
 
         @Test func aWorkerThatLosesALeaseCancelsItsProcedureAndDiscardsItsOutcome() async throws {

@@ -2,9 +2,12 @@
     import Foundation
     import PKPostgres
     import Testing
+    import PKTesting
 
     /// PostgresConnection against the test server. Its calls block, so the tests are synchronous.
-    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
+    @Suite(
+        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
+        .dedicatedThreads)
     struct PostgresConnectionTests {
 
         @Test func parametersAndNullsRoundTripAsText() throws {

@@ -4,9 +4,12 @@
     import Testing
 
     @testable import PKPostgres
+    import PKTesting
 
     /// Failed attempts, retries, the dead-letter state, and the retry policy's waits.
-    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
+    @Suite(
+        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
+        .dedicatedThreads)
     struct RetryTests {
 
         /// Retries at once, so that the tests wait for nothing.

@@ -5,7 +5,9 @@
     import Testing
 
     /// A stopped worker lets go of itself, its queue and its jobs' procedures.
-    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
+    @Suite(
+        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
+        .dedicatedThreads)
     struct WorkerLifetimeTests {
 
         /// Runs a worker of a queue of its own on `input` until it stopped, tracking both in `leaks`.

@@ -4,9 +4,10 @@
     import Testing
 
     @testable import PKPostgres
+    import PKTesting
 
     /// WorkerStateMachine, state × event, without threads or a database.
-    @Suite struct WorkerStateMachineTests {
+    @Suite(.dedicatedThreads) struct WorkerStateMachineTests {
 
         static func job(_ id: Int64) -> DurableStore.ClaimedJob {
             DurableStore.ClaimedJob(

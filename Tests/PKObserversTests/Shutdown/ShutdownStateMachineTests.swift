@@ -1,3 +1,4 @@
+import PKTesting
 import Testing
 
 @testable import PKObservers
@@ -46,6 +47,7 @@ private let oneOfEach: [(String, Behavior)] = [
 ]
 
 /// The shutdown lifecycle as a value, state × event, without threads or clocks.
+@Suite(.dedicatedThreads)
 struct ShutdownStateMachineTests {
 
     // MARK: - Requests
