@@ -5,7 +5,6 @@ import Testing
 @testable import PKCapabilities
 
 /// `AuthorizeCapabilityProcedure`: requests, then reads; one at a time per capability type.
-@Suite(.dedicatedThreads)
 struct AuthorizeCapabilityProcedureTests {
 
     @Test(arguments: [false, true])

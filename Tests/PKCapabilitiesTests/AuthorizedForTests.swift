@@ -4,7 +4,6 @@ import PKTesting
 import Testing
 
 /// `AuthorizedFor`: not exclusive by default, produces an authorization, fails unavailable or unauthorized.
-@Suite(.dedicatedThreads)
 struct AuthorizedForTests {
 
     private func attached(

@@ -1,10 +1,8 @@
-import PKTesting
 import Testing
 
 @testable import PKCapabilities
 
 /// Every state × input of the capability check machine, without threads or clocks.
-@Suite(.dedicatedThreads)
 struct CapabilityCheckStateMachineTests {
 
     typealias Machine = CapabilityCheckStateMachine<String, Int>

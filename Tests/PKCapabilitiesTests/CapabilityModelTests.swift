@@ -5,7 +5,6 @@ import Testing
 
 /// The generic model: `AuthorizationStatus`, `Capability.VoidStatus`, `AnyCapability` and the test capability's
 /// status table.
-@Suite(.dedicatedThreads)
 struct CapabilityModelTests {
 
     @Test func voidStatusValuesAreAllEqual() {
@@ -58,7 +57,6 @@ struct CapabilityModelTests {
 }
 
 /// The `async` bridges: status and authorization with `try await`, cancellable.
-@Suite(.dedicatedThreads)
 struct AsyncCapabilityTests {
 
     @Test(arguments: [false, true])

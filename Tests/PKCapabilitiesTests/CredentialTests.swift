@@ -6,7 +6,6 @@ import Testing
 
 /// `Capability.Credential`: a token from a store, an authorize step, and statuses that tell missing, expired
 /// and valid apart.
-@Suite(.dedicatedThreads)
 struct CredentialTests {
 
     typealias Credential = Capability.Credential

@@ -1,10 +1,8 @@
-import PKTesting
 import Testing
 
 @testable import PKCapabilities
 
 /// How durations read in statuses and errors.
-@Suite(.dedicatedThreads)
 struct DurationReadableTests {
 
     @Test(arguments: [

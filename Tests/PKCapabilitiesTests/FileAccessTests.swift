@@ -9,7 +9,6 @@ import Testing
 
 /// `Capability.FileAccess` on real files in a temporary directory, seen by the kernel for this process (root on
 /// CI) and by `PermissionBitsChecker` for an unprivileged user.
-@Suite(.dedicatedThreads)
 struct FileAccessTests {
 
     typealias FileAccess = Capability.FileAccess

@@ -4,7 +4,6 @@ import PKTesting
 import Testing
 
 /// `GetAuthorizationStatusProcedure`: reads availability and status, always succeeds, never requests.
-@Suite(.dedicatedThreads)
 struct GetAuthorizationStatusProcedureTests {
 
     @Test(arguments: [false, true])

@@ -8,7 +8,6 @@ import Testing
 #endif
 
 /// `Capability.HostReachability` against real sockets on 127.0.0.1.
-@Suite(.dedicatedThreads)
 struct HostReachabilityTests {
 
     typealias Reachability = Capability.HostReachability

@@ -4,7 +4,6 @@ import PKTesting
 import Testing
 
 /// No capability, condition or procedure outlives its work, even when a capability never answers.
-@Suite(.dedicatedThreads)
 struct LeakTests {
 
     @Test func proceduresConditionsAndCapabilitiesAreReleasedAfterTheyRun() async {

@@ -5,7 +5,6 @@ import Testing
 
 /// `Capability.ProcessPrivileges`: the effective capability set, from the real `/proc` and from fixture text
 /// for a privileged and an unprivileged process.
-@Suite(.dedicatedThreads)
 struct ProcessPrivilegesTests {
 
     typealias Privileges = Capability.ProcessPrivileges

@@ -41,7 +41,6 @@ final class DoSomethingWithFiles: Procedure, @unchecked Sendable {
 
 /// The seed's promise: the procedure runs when the capability is authorized, and otherwise finishes cancelled
 /// without running.
-@Suite(.dedicatedThreads)
 struct SeedSnippetTests {
 
     @Test func theSeedProcedureRunsExactlyWhenTheProcessHoldsTheCapability() async throws {

@@ -1,10 +1,8 @@
-import PKTesting
 import Testing
 
 @testable import PKCapabilities
 
 /// Every state × input of the shared request machine.
-@Suite(.dedicatedThreads)
 struct SharedRequestStateMachineTests {
 
     typealias Machine = SharedRequestStateMachine<String, Int, String>

@@ -4,7 +4,6 @@ import PKTesting
 import Testing
 
 /// `Capability.UserConsent` through PKConditions' confirmation providers.
-@Suite(.dedicatedThreads)
 struct UserConsentTests {
 
     typealias Consent = Capability.UserConsent

@@ -3,7 +3,6 @@ import PKTesting
 import Testing
 
 /// `AndCondition` and `&&`: all must hold; names, duplicates, categories and short-circuiting.
-@Suite(.dedicatedThreads)
 struct AndConditionTests {
 
     private func run(_ condition: Condition) -> TestProcedure {

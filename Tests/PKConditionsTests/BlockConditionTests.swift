@@ -4,7 +4,6 @@ import PKTesting
 import Testing
 
 /// `BlockCondition`: true executes, false ignores (cancelled without error), a throw fails with the error wrapped.
-@Suite(.dedicatedThreads)
 struct BlockConditionTests {
 
     @Test func seedExampleCompilesAndRuns() {

@@ -5,7 +5,6 @@ import Testing
 
 /// The combination rules, through `ConditionEvaluator.combine` directly and end to end: any failure fails, else any
 /// ignored result ignores, else satisfied.
-@Suite(.dedicatedThreads)
 struct CombinationTests {
 
     /// A failure carrying a tag, to tell failures apart in the tables.

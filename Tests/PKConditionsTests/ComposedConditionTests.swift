@@ -14,7 +14,6 @@ private final class OnlyWhenIgnored: ComposedCondition, @unchecked Sendable {
 
 /// `ComposedCondition`: the extension point behind the wrappers; the inner condition keeps its dependencies,
 /// requirements and categories, and its nested evaluation is cancelled with the outer one.
-@Suite(.dedicatedThreads)
 struct ComposedConditionTests {
 
     @Test func subclassMapsTheInnerResult() {

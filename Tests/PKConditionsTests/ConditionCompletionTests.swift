@@ -8,7 +8,7 @@ import Testing
 ///
 /// Serialized: every test holds the process-wide log settings (``GlobalLogSettings``), so running them side by
 /// side would only park threads on its gate.
-@Suite(.serialized, .dedicatedThreads)
+@Suite(.serialized)
 struct ConditionCompletionTests {
 
     /// A log writer that keeps every entry it is given.

@@ -6,7 +6,6 @@ import Testing
 /// Dependencies of conditions: direct ones are waited for, produced ones are run by the framework after the
 /// procedure's own dependencies and before evaluating, and requirements turn their failures into condition
 /// failures.
-@Suite(.dedicatedThreads)
 struct ConditionDependencyTests {
 
     @Test func directDependencyIsWaitedForBeforeEvaluating() {

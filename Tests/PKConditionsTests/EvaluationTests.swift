@@ -4,7 +4,6 @@ import PKTesting
 import Testing
 
 /// When conditions are evaluated, and what cancellation, suspension and late additions do to an evaluation.
-@Suite(.dedicatedThreads)
 struct EvaluationTests {
 
     @Test func conditionsAreEvaluatedAfterTheProcedureDependenciesFinish() {

@@ -3,7 +3,6 @@ import PKTesting
 import Testing
 
 /// `FalseCondition`: always fails with `ProcedureKitError.FalseCondition`, which reaches the procedure as it is.
-@Suite(.dedicatedThreads)
 struct FalseConditionTests {
 
     @Test func procedureIsCancelledWithFalseConditionAndDoesNotExecute() {

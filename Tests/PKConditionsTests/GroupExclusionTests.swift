@@ -5,7 +5,6 @@ import Testing
 
 /// ProcedureKit issues 47 and 486: a group and its child in the same mutually exclusive category hung forever,
 /// the child waiting for the group's lock and the group for its child. Here the child fails fast instead.
-@Suite(.dedicatedThreads)
 struct GroupExclusionTests {
 
     @Test func aChildInTheGroupsOwnCategoryEndsCancelledNamingTheCategoryInsteadOfHanging() {

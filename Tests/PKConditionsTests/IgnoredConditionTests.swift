@@ -3,7 +3,6 @@ import PKTesting
 import Testing
 
 /// `IgnoredCondition`: a failure becomes "ignored"; other results pass through.
-@Suite(.dedicatedThreads)
 struct IgnoredConditionTests {
 
     @Test func ignoredFailureAloneCancelsWithoutError() {

@@ -4,7 +4,6 @@ import PKTesting
 import Testing
 
 /// Procedures, their conditions and produced dependencies are released once the procedures finish.
-@Suite(.dedicatedThreads)
 struct LeakTests {
 
     @Test func satisfiedConditionsAndProducedDependenciesAreReleased() async {

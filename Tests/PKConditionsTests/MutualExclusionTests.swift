@@ -5,7 +5,6 @@ import Testing
 
 /// Mutual exclusion through categories: one at a time per category, across queues, without deadlocks, and with
 /// locks given back whatever stage a procedure is cancelled at.
-@Suite(.dedicatedThreads)
 struct MutualExclusionTests {
 
     @Test func sharedCategoryRunsOneAtATimeOnAWideQueue() {

@@ -5,7 +5,6 @@ import Testing
 private struct DatabaseWrite {}
 
 /// `MutuallyExclusive<T>`: always satisfied, adds one category, named after `T`.
-@Suite(.dedicatedThreads)
 struct MutuallyExclusiveTests {
 
     @Test func nameAndDefaultCategorySpellOutTheType() {

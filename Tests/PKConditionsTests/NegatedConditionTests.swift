@@ -3,7 +3,6 @@ import PKTesting
 import Testing
 
 /// `NegatedCondition` and prefix `!`: satisfied becomes a failure, ignored or failed becomes satisfied.
-@Suite(.dedicatedThreads)
 struct NegatedConditionTests {
 
     @Test func negatedTrueCancelsWithConditionFailedNamingTheNegation() {

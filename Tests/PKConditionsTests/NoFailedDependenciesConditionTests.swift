@@ -4,7 +4,6 @@ import Testing
 
 /// `NoFailedDependenciesCondition`: failed direct dependencies fail it (checked first), cancelled ones fail it or
 /// (with `ignoreCancellations`) ignore it.
-@Suite(.dedicatedThreads)
 struct NoFailedDependenciesConditionTests {
 
     /// Runs `procedure` (with the condition) after `dependencies` on one queue and waits for all of them.

@@ -3,7 +3,6 @@ import PKTesting
 import Testing
 
 /// `OrCondition` and `||`: one must hold; names, duplicates, categories, aggregation and short-circuiting.
-@Suite(.dedicatedThreads)
 struct OrConditionTests {
 
     private func run(_ condition: Condition) -> TestProcedure {

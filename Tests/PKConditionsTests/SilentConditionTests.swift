@@ -3,7 +3,6 @@ import PKTesting
 import Testing
 
 /// `SilentCondition`: drops the inner condition's produced dependencies, passes its result through.
-@Suite(.dedicatedThreads)
 struct SilentConditionTests {
 
     @Test func removesTheInnerProducedDependenciesAtInit() {

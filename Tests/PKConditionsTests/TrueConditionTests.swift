@@ -3,7 +3,6 @@ import PKTesting
 import Testing
 
 /// `TrueCondition`: always satisfied, optionally carrying a category.
-@Suite(.dedicatedThreads)
 struct TrueConditionTests {
 
     @Test func procedureExecutesAndOutputIsSatisfied() {

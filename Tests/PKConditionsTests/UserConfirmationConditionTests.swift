@@ -4,7 +4,6 @@ import PKTesting
 import Testing
 
 /// `UserConfirmationCondition` with a fake provider, and the terminal provider without a terminal.
-@Suite(.dedicatedThreads)
 struct UserConfirmationConditionTests {
 
     private func run(answer: ConfirmationAnswer) -> (TestProcedure, FakeConfirmationProvider) {
@@ -52,7 +51,6 @@ struct UserConfirmationConditionTests {
 }
 
 /// `TerminalConfirmationProvider` never blocks or prompts when its input is not a terminal.
-@Suite(.dedicatedThreads)
 struct TerminalConfirmationProviderTests {
 
     @Test func nonTerminalInputAnswersUnavailableAtOnceWithoutPrompting() throws {

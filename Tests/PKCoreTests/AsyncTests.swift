@@ -6,7 +6,6 @@ import Testing
 @testable import PKCore
 
 /// The async/await bridges: `queue.run`, `AsyncProcedure`, `waitUntilFinished()` and `events`.
-@Suite(.dedicatedThreads)
 struct AsyncTests {
 
     @Test func runReturnsWhenTheProcedureSucceeds() async throws {

@@ -6,7 +6,6 @@ import Testing
 
 /// Every public time parameter of PKCore with the values a user (or a parser) may hand it: each is clamped,
 /// rejected or documented, and none traps (issue 22 §2). The other modules have their own table.
-@Suite(.dedicatedThreads)
 struct BadTimeValuesTests {
 
     static let intervals: [TimeInterval] = [-.infinity, -1, 0, .nan, 1e-9, 1e19, .infinity]

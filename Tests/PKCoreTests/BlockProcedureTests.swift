@@ -5,7 +5,6 @@ import Testing
 
 @testable import PKCore
 
-@Suite(.dedicatedThreads)
 struct BlockProcedureTests {
 
     @Test func blockRunsOnceAndTheProcedureFinishes() {

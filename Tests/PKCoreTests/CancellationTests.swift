@@ -6,7 +6,6 @@ import Testing
 @testable import PKCore
 
 /// Cancellation at every stage of the lifecycle: the final state, the errors, and whether execute ran.
-@Suite(.dedicatedThreads)
 struct CancellationTests {
 
     @Test func cancelBeforeStartFinishesWithoutExecuting() {

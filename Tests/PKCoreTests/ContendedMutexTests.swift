@@ -1,11 +1,9 @@
 import Foundation
-import PKTesting
 import Testing
 
 @testable import PKCore
 
 /// The queue state's mutex: exclusive access under contention, values and errors passed through.
-@Suite(.dedicatedThreads)
 struct ContendedMutexTests {
 
     @Test func incrementsFromManyThreadsAreNotLost() {

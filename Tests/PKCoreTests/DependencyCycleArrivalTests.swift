@@ -7,7 +7,6 @@ import Testing
 /// Every member of a dependency cycle is cancelled together with `dependencyCycle`, whenever and however the
 /// cycle was closed (issue 22 §4): by procedures added one call at a time, late, by a group's children, or by a
 /// dependency added to a waiting procedure.
-@Suite(.dedicatedThreads)
 struct DependencyCycleArrivalTests {
 
     /// Checks that each of `procedures` finished cancelled with a `dependencyCycle` error, without executing.

@@ -1,11 +1,9 @@
 import Foundation
-import PKTesting
 import Testing
 
 @testable import PKCore
 
 /// `Duration(timeInterval:)`: what every time parameter that may be NaN, infinite or huge goes through.
-@Suite(.dedicatedThreads)
 struct DurationClampingTests {
 
     @Test(arguments: [

@@ -1,11 +1,9 @@
-import PKTesting
 import Testing
 
 @testable import PKCore
 
 /// The mutual-exclusion bookkeeping on its own: arrival order per category, all-or-nothing grants, waiting requests
 /// that hold and reserve nothing, idempotent removal.
-@Suite(.dedicatedThreads)
 struct ExclusivityStateTests {
 
     typealias State = ExclusivityState<String>

@@ -98,7 +98,6 @@ private struct WillExecuteThreadObserver: ProcedureObserver {
 /// `execute()` and the WillExecute phase run only on threads of the procedure's queue (its worker, its
 /// `underlyingQueue`, or a global queue at its quality of service), never on a thread that came in for another
 /// of the procedure's events (issue 22 §1).
-@Suite(.dedicatedThreads)
 struct ExecuteThreadTests {
 
     /// Waits (up to 10 s) until the queue's start of `procedure` is queued behind the event in progress.

@@ -1,10 +1,8 @@
-import PKTesting
 import Testing
 
 @testable import PKCore
 
 /// The queue's first-in, first-out list: order, counting, filtered removal and releasing popped elements.
-@Suite(.dedicatedThreads)
 struct FIFOTests {
 
     /// An object whose lifetime the release tests watch.

@@ -20,7 +20,6 @@ final class AddRecordingGroup: GroupProcedure, @unchecked Sendable {
 }
 
 /// How a group takes its children: when it executes, through its own event context, and never silently.
-@Suite(.dedicatedThreads)
 struct GroupChildrenTests {
 
     let queue = ProcedureQueue()
@@ -239,7 +238,6 @@ final class TokenHoldingObserver: ProcedureObserver, Sendable {
 }
 
 /// Observers synchronized with a dispatch queue, and the thread already running that queue.
-@Suite(.dedicatedThreads)
 struct SynchronizedObserverTests {
 
     @Test func anObserverSynchronizedWithTheQueueFinishingItRunsInline() {
@@ -306,7 +304,6 @@ struct SynchronizedObserverTests {
 }
 
 /// `Condition.removeDependency(_:)` removes produced dependencies as well as plain ones.
-@Suite(.dedicatedThreads)
 struct ConditionDependencyRemovalTests {
 
     final class Plain: Condition, @unchecked Sendable {

@@ -21,7 +21,6 @@ final class RecordingGroup: GroupProcedure, @unchecked Sendable {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct GroupProcedureTests {
 
     let queue = ProcedureQueue()

@@ -38,7 +38,6 @@ final class Doubler: Procedure, InputProcedure, OutputProcedure, @unchecked Send
     }
 }
 
-@Suite(.dedicatedThreads)
 struct ComposedProcedureTests {
 
     let queue = ProcedureQueue()
@@ -70,7 +69,6 @@ struct ComposedProcedureTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct GatedProcedureTests {
 
     let queue = ProcedureQueue()
@@ -95,7 +93,6 @@ struct GatedProcedureTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct IgnoreErrorsProcedureTests {
 
     @Test func finishesWithoutErrorsWhenTheChildFailsAndTheChildKeepsItsError() {
@@ -108,7 +105,6 @@ struct IgnoreErrorsProcedureTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct BatchProcedureTests {
 
     let queue = ProcedureQueue()

@@ -39,7 +39,6 @@ private func underlying(of procedure: Procedure) -> [any Error] {
     (procedure.error as? ProcedureKitError)?.underlyingErrors ?? []
 }
 
-@Suite(.dedicatedThreads)
 struct InjectionTests {
 
     // MARK: - BEHAVIOUR §13, items 11 to 15
@@ -471,7 +470,6 @@ private final class ProcessUserSpeed: Procedure, InputProcedure, @unchecked Send
     override func execute() { finish() }
 }
 
-@Suite(.dedicatedThreads)
 struct ReadmeInjectionSnippetTests {
 
     @Test func injectResultSnippetCompilesAndRuns() {

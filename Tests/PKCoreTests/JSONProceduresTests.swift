@@ -7,7 +7,6 @@ private struct Person: Codable, Equatable, Sendable {
     var age: Int
 }
 
-@Suite(.dedicatedThreads)
 struct JSONProceduresTests {
 
     @Test func encodeThenDecodeRoundTripsAValue() {

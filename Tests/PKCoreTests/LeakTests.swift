@@ -5,7 +5,6 @@ import Testing
 @testable import PKCore
 
 /// Finished procedures, their observers and their queue are deallocated once the test lets go of them.
-@Suite(.dedicatedThreads)
 struct LeakTests {
 
     @Test func finishedProceduresObserversAndQueueAreReleased() async {

@@ -6,7 +6,6 @@ import Testing
 @testable import PKCore
 
 /// BEHAVIOUR.md §13, items 1–7 and 20–29: the lifecycle as a user sees it.
-@Suite(.dedicatedThreads)
 struct LifecycleTests {
 
     // §13.1

@@ -6,7 +6,7 @@ import Testing
 /// Logging. Every test here changes the global `Log` settings, so the suite is serialized and each test runs
 /// inside `GlobalLogSettings.with`, which excludes other tests changing global settings (the stress suite) and
 /// puts the settings back when it ends. No other suite depends on log output.
-@Suite(.serialized, .dedicatedThreads)
+@Suite(.serialized)
 struct LoggingTests {
 
     /// Runs `body` with a capturing global writer at `.verbose`, then restores every global setting.

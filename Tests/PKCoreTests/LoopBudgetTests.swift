@@ -50,7 +50,7 @@ func waitOffThePool(_ procedures: [Procedure]) async -> Bool {
 
 /// Where loops run: `execute()` calls that block their thread must not fill the global dispatch pool, and busy ones
 /// still get every core.
-@Suite(.serialized, .dedicatedThreads)
+@Suite(.serialized)
 struct LoopBudgetTests {
 
     @Test func twoHundredExecutesBlockingOnWorkTheySentToTheGlobalQueueAllFinish() async {

@@ -4,7 +4,6 @@ import PKTesting
 import Synchronization
 import Testing
 
-@Suite(.dedicatedThreads)
 struct ManualClockTests {
 
     let start = Date(timeIntervalSinceReferenceDate: 1_000)

@@ -6,7 +6,6 @@ import Testing
 @testable import PKCore
 
 /// Observer ordering, pending events, late attachment, synchronizers, typing and retention.
-@Suite(.dedicatedThreads)
 struct ObserverTests {
 
     @Test func normalRunDeliversEventsInLifecycleOrder() {
@@ -347,7 +346,6 @@ private struct SelectiveRecorder: EventSelectingObserver {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct EventSelectingObserverTests {
 
     @Test func anObserverThatNamesItsEventsGetsOnlyThoseWhenAloneOnItsProcedure() {

@@ -4,7 +4,6 @@ import Synchronization
 import Testing
 
 /// The harness itself: the pure checks, the recorder's overlap detection, the waits and the leak check.
-@Suite(.dedicatedThreads)
 struct PKTestingTests {
 
     @Test func finishedCheckPassesForACleanRunAndNamesEachProblemOtherwise() {

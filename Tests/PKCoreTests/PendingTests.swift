@@ -4,7 +4,6 @@ import Testing
 @testable import PKCore
 
 /// Pending values, ProcedureResult, and `finish(withResult:)`.
-@Suite(.dedicatedThreads)
 struct PendingTests {
 
     @Test func pendingHasNoValue() {

@@ -3,7 +3,6 @@ import Testing
 
 @testable import PKCore
 
-@Suite(.dedicatedThreads)
 struct ProcedureKitErrorTests {
 
     @Test func equalityComparesContextsOnly() {

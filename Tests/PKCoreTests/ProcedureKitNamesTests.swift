@@ -6,7 +6,6 @@ import Testing
 @testable import PKCore
 
 /// ProcedureKit's helper names that ported code uses: they exist and behave as in ProcedureKit.
-@Suite(.dedicatedThreads)
 struct OperationHelpersTests {
 
     @Test func operationNameIsTheNameOrUnnamedOperation() {
@@ -72,7 +71,6 @@ struct OperationHelpersTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct ProcedureIdentityTests {
 
     @Test func identityIsStableAcrossRenamesAndDistinctBetweenProcedures() {
@@ -87,7 +85,6 @@ struct ProcedureIdentityTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct ProtectorTests {
 
     @Test func readWriteOverwriteAndAppendAreSerialized() {
@@ -112,7 +109,6 @@ struct ProtectorTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct ProcedureResultNamesTests {
 
     @Test func resultAndPendingExposeValueSuccessAndError() {
@@ -132,7 +128,6 @@ struct ProcedureResultNamesTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct IteratorNamesTests {
 
     @Test func delayIteratorsYieldTheStrategiesAsDelays() {
@@ -181,7 +176,6 @@ struct IteratorNamesTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct DispatchQueueNamesTests {
 
     @Test func namedGlobalQueuesAndMainQueueChecks() {

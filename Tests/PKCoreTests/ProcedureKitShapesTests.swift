@@ -18,7 +18,6 @@ final class DoubleProcedure: TransformProcedure<Int, Int>, @unchecked Sendable {
 }
 
 /// ProcedureKit's shapes of the standard procedures and of injection.
-@Suite(.dedicatedThreads)
 struct ProcedureKitShapesTests {
 
     let queue = ProcedureQueue()

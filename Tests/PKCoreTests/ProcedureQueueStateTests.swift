@@ -1,12 +1,10 @@
 import Foundation
-import PKTesting
 import Testing
 
 @testable import PKCore
 
 /// State × event for the queue's suspend/resume and lock-grant events, without threads: every event is applied in
 /// every configuration below, and the action and the state afterwards are checked.
-@Suite(.dedicatedThreads)
 struct ProcedureQueueStateTests {
 
     typealias State = ProcedureQueueState

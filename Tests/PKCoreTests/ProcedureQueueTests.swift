@@ -6,7 +6,6 @@ import Testing
 @testable import PKCore
 
 /// The queue: concurrency limits, suspension, priorities, plain operations, delegates, observers and cycles.
-@Suite(.dedicatedThreads)
 struct ProcedureQueueTests {
 
     /// A procedure that counts itself in `tracker` while it runs and finishes shortly after, on another thread.

@@ -1,4 +1,3 @@
-import PKTesting
 import Testing
 
 @testable import PKCore
@@ -9,7 +8,6 @@ import Testing
 /// Impossible by construction (the machine traps, and `Procedure` never sends them): `enqueuedReadyAtOnce` and
 /// `enqueued` outside `notEnqueued` (the lifecycle machine lets a procedure be enqueued once), and
 /// `dependencyAdded` in `notEnqueued` (before enqueueing a dependency is only stored).
-@Suite(.dedicatedThreads)
 struct ProcedureReadinessMachineTests {
 
     typealias Machine = ProcedureReadinessMachine

@@ -15,7 +15,6 @@ import Testing
 /// - `beginFinishing` in any state but `started`/`executing` with an accepted finish (it follows `finish`'s
 ///   `beginFinishing` action or `start`/`willExecuteObserversDidFinish`'s `finish` action).
 /// - `completeFinishing` in any state but `finishing` (it follows `beginFinishing`).
-@Suite(.dedicatedThreads)
 struct ProcedureStateMachineTests {
 
     typealias Machine = ProcedureStateMachine

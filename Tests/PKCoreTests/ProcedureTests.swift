@@ -6,7 +6,6 @@ import Testing
 @testable import PKCore
 
 /// Procedure's public surface: names, status, errors, finishing rules, dependencies, enqueueing and producing.
-@Suite(.dedicatedThreads)
 struct ProcedureTests {
 
     final class Unnamed: Procedure, @unchecked Sendable {

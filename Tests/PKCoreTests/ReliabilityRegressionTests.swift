@@ -21,7 +21,6 @@ final class ExclusiveCondition: Condition, @unchecked Sendable {
 
 /// Deterministic regressions for the engine bugs found by randomized testing (issue F1–F5; F1 is in
 /// PKConditionsTests' CombinationTests).
-@Suite(.dedicatedThreads)
 struct ReliabilityRegressionTests {
 
     private func exclusive(_ name: String, _ category: String) -> TestProcedure {

@@ -4,7 +4,6 @@ import PKTesting
 import Synchronization
 import Testing
 
-@Suite(.dedicatedThreads)
 struct RepeatProcedureTests {
 
     let queue = ProcedureQueue()

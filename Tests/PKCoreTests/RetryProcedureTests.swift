@@ -4,7 +4,6 @@ import PKTesting
 import Synchronization
 import Testing
 
-@Suite(.dedicatedThreads)
 struct RetryProcedureTests {
 
     let queue = ProcedureQueue()

@@ -3,7 +3,6 @@ import PKTesting
 import Testing
 
 /// ProcedureKit's single-event block observers: each runs its block for its one event, typed, once.
-@Suite(.dedicatedThreads)
 struct SingleEventObserverTests {
 
     @Test func eachObserverRunsForItsEventOnce() {

@@ -1,10 +1,8 @@
-import PKTesting
 import Testing
 
 @testable import PKCore
 
 /// The procedure's dependency and dependent lists: order through every size, and popping without copying.
-@Suite(.dedicatedThreads)
 struct SmallListTests {
 
     private final class Token {}

@@ -5,7 +5,6 @@ import Testing
 @testable import PKCore
 
 /// Subject: weakly held observers, add/remove/dispose/send.
-@Suite(.dedicatedThreads)
 struct SubjectTests {
 
     final class Listener: Sendable {

@@ -7,7 +7,7 @@ import Testing
 @testable import PKCore
 
 /// SystemClock's timer heap: one dispatch source for every scheduled action.
-@Suite(.dedicatedThreads) struct TimerHeapTests {
+@Suite struct TimerHeapTests {
 
     private func uptime(after duration: Duration) -> UInt64 {
         DispatchTime.now().uptimeNanoseconds + UInt64(duration.components.seconds) * 1_000_000_000

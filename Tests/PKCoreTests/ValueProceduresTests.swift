@@ -14,7 +14,6 @@ private func outputError<P: OutputProcedure>(_ procedure: P) -> (any Error)? {
     return error
 }
 
-@Suite(.dedicatedThreads)
 struct ResultProcedureTests {
 
     @Test func runReturnsTheBlocksValue() async throws {
@@ -69,7 +68,6 @@ struct ResultProcedureTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct AsyncResultProcedureTests {
 
     @Test func completionFromAnotherThreadSetsTheOutput() {
@@ -149,7 +147,6 @@ struct AsyncResultProcedureTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct TransformProcedureTests {
 
     @Test func transformsTheInput() {
@@ -189,7 +186,6 @@ struct TransformProcedureTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct AsyncTransformProcedureTests {
 
     @Test func transformsTheInputAsynchronously() {
@@ -239,7 +235,6 @@ struct AsyncTransformProcedureTests {
 }
 
 /// Map, FlatMap, Filter and Reduce: happy path, error path and pending input, for each.
-@Suite(.dedicatedThreads)
 struct CollectionProceduresTests {
 
     private static func run<P: OutputProcedure>(_ procedure: P) -> P {
@@ -305,7 +300,6 @@ struct CollectionProceduresTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct TypeErasureTests {
 
     @Test func anyOutputProcedureRunsTheWrappedProcedureAndExposesItsOutput() async throws {

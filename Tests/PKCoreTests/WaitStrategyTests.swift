@@ -16,7 +16,6 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct WaitStrategyTests {
 
     static let sequences: [(WaitStrategy, [TimeInterval])] = [

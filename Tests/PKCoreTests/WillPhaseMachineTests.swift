@@ -1,4 +1,3 @@
-import PKTesting
 import Testing
 
 @testable import PKCore
@@ -7,7 +6,6 @@ import Testing
 ///
 /// Impossible by construction (the machine traps, and `Procedure` never sends them, because one procedure's phases
 /// run one at a time in its event context): `beginDelivery` outside `idle`, and `endDelivery` in `idle`.
-@Suite(.dedicatedThreads)
 struct WillPhaseMachineTests {
 
     typealias Machine = WillPhaseMachine

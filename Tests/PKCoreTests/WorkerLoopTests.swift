@@ -7,7 +7,6 @@ import Testing
 
 /// The queue's worker loops: blocking work does not hold up the rest, loops yield a serial underlying queue
 /// between batches, and conditions are evaluated without a free slot.
-@Suite(.dedicatedThreads)
 struct WorkerLoopTests {
 
     /// A thread-safe counter.

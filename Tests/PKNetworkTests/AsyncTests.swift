@@ -3,7 +3,6 @@ import PKNetwork
 import PKTesting
 import Testing
 
-@Suite(.dedicatedThreads)
 struct AsyncTests {
 
     @Test func runReturnsTheResponse() async throws {

@@ -6,7 +6,6 @@ import Testing
 
 /// Timeouts FoundationNetworking traps on (NaN, infinite, above about 9.2e15 s: it converts them with
 /// `Int(timeoutInterval) * 1000`) never reach it (issue 22 §2).
-@Suite(.dedicatedThreads)
 struct BadTimeoutTests {
 
     @Test(arguments: [

@@ -46,7 +46,6 @@ func holdTheOnlyConnection(
     return hold
 }
 
-@Suite(.dedicatedThreads)
 struct ConnectionSlotTests {
 
     @Test func requestWaitingForAConnectionSlotTimesOutWithoutReachingTheServer() async throws {

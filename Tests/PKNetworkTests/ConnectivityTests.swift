@@ -8,7 +8,6 @@ import Testing
 // values such as FoundationNetworking's URLError (whose user info holds the task) is the likely cause of a crash
 // seen once in a full run.
 
-@Suite(.dedicatedThreads)
 struct ConnectivityTests {
 
     @Test func connectionFailureWhileOfflineWaitsForTheNetworkThenRetries() async throws {
@@ -98,7 +97,6 @@ struct ConnectivityTests {
     }
 }
 
-@Suite(.dedicatedThreads)
 struct ConnectivityWaitStateMachineTests {
     typealias Machine = ConnectivityWaitStateMachine<String>
 

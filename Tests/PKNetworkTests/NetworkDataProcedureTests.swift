@@ -8,7 +8,6 @@ import Testing
 // values such as FoundationNetworking's URLError (whose user info holds the task) is the likely cause of a crash
 // seen once in a full run.
 
-@Suite(.dedicatedThreads)
 struct NetworkDataProcedureTests {
 
     @Test func getOutputsBodyAndHTTPResponse() async throws {

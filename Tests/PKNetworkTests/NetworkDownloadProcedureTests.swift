@@ -7,7 +7,6 @@ import Testing
 // values such as FoundationNetworking's URLError (whose user info holds the task) is the likely cause of a crash
 // seen once in a full run.
 
-@Suite(.dedicatedThreads)
 struct NetworkDownloadProcedureTests {
 
     @Test func downloadMovesTheSessionFileToOneTheCallerOwns() async throws {

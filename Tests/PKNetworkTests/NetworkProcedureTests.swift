@@ -29,7 +29,6 @@ func requestCount(_ server: TestServer, key: String) async throws -> Int {
     return Int(String(decoding: try #require(count.output.success?.payload), as: UTF8.self)) ?? -1
 }
 
-@Suite(.dedicatedThreads)
 struct NetworkProcedureTests {
 
     @Test func serverErrorThenSuccessTakesTwoAttempts() async throws {

@@ -37,7 +37,6 @@ final class TokenRefreshingRecovery: NetworkRecovery<NetworkDataProcedure>, @unc
     }
 }
 
-@Suite(.dedicatedThreads)
 struct NetworkRecoveryTests {
 
     /// A token refresh from `/token?value=<token>` on the test session.

@@ -1,5 +1,4 @@
 import Foundation
-import PKTesting
 import Testing
 
 @testable import PKNetwork
@@ -10,7 +9,6 @@ private final class CountingTask: NetworkDataTask {
     func cancel() {}
 }
 
-@Suite(.dedicatedThreads)
 struct NetworkTaskStateMachineTests {
 
     @Test func taskMadeWhileIdleIsResumed() {

@@ -65,7 +65,6 @@ final class AddOperationsRecovery: NetworkRecovery<NetworkDataProcedure>, @unche
 }
 
 /// ProcedureKitNetwork's public shapes, against the loopback server: what ported code and tests rely on.
-@Suite(.dedicatedThreads)
 struct ProcedureKitShapesTests {
 
     // MARK: - Sessions

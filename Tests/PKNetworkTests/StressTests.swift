@@ -3,7 +3,6 @@ import PKNetwork
 import PKTesting
 import Testing
 
-@Suite(.dedicatedThreads)
 struct StressTests {
 
     /// 1,000 requests (a quarter of them downloads) through a queue of width 16, a random fifth cancelled at a

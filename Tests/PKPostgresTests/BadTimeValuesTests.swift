@@ -3,11 +3,9 @@
     import Testing
 
     @testable import PKPostgres
-    import PKTesting
 
     /// PKPostgres' time parameters with bad values, checked without a database: each is clamped or rejected,
     /// none traps, and none reaches PostgreSQL as an interval it refuses (issue 22 §2).
-    @Suite(.dedicatedThreads)
     struct PostgresBadTimeValuesTests {
 
         static let intervals: [TimeInterval] = [-.infinity, -1, 0, .nan, 1e-9, 1e19, .infinity]

@@ -2,12 +2,9 @@
     import Foundation
     import PKPostgres
     import Testing
-    import PKTesting
 
     /// Cancelling running jobs, and giving jobs back at shutdown.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct CancellationTests {
 
         /// The input of a job that runs until it is cancelled.

@@ -2,12 +2,9 @@
     import Foundation
     import PKPostgres
     import Testing
-    import PKTesting
 
     /// Several workers of one process racing for the same jobs: each job completes exactly once.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct ConcurrencyTests {
 
         /// Creates the table the jobs' completion hooks insert into (no unique key: duplicates must show).

@@ -3,12 +3,9 @@
     import Testing
 
     @testable import PKPostgres
-    import PKTesting
 
     /// The schema's helpers: array literals written for PostgreSQL and read back from it.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct DurableSchemaTests {
 
         static let awkwardTexts: [[String]] = [

@@ -10,9 +10,7 @@
 
     /// Worker processes of the DurableFleet example against a real server: a worker killed with SIGKILL mid-job,
     /// and a database restarted mid-run. Completion must stay exactly-once (one effect row per job).
-    @Suite(
-        .enabled(if: FleetFixture.ready, "needs PK_POSTGRES_URL and the DurableFleet product"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: FleetFixture.ready, "needs PK_POSTGRES_URL and the DurableFleet product"), .serialized)
     struct FleetProcessTests {
         static var url: String { FleetFixture.url }
         static var executable: String? { FleetFixture.executable }

@@ -2,12 +2,9 @@
     import Foundation
     import PKPostgres
     import Testing
-    import PKTesting
 
     /// Graphs of durable jobs: dependencies, result injection (`inputFrom`) and failure propagation.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct GraphTests {
 
         /// Checks that every job of `edges` (dependent ← dependency) started after its dependency's completion.

@@ -2,12 +2,9 @@
     import Foundation
     import PKPostgres
     import Testing
-    import PKTesting
 
     /// Leases, fencing and the reaper.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct LeaseTests {
 
         @Test func aWorkerThatLosesALeaseCancelsItsProcedureAndDiscardsItsOutcome() async throws {

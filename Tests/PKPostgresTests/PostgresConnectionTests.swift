@@ -2,12 +2,9 @@
     import Foundation
     import PKPostgres
     import Testing
-    import PKTesting
 
     /// PostgresConnection against the test server. Its calls block, so the tests are synchronous.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct PostgresConnectionTests {
 
         @Test func parametersAndNullsRoundTripAsText() throws {

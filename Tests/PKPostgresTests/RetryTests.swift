@@ -4,12 +4,9 @@
     import Testing
 
     @testable import PKPostgres
-    import PKTesting
 
     /// Failed attempts, retries, the dead-letter state, and the retry policy's waits.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct RetryTests {
 
         /// Retries at once, so that the tests wait for nothing.

@@ -5,9 +5,7 @@
     import Testing
 
     /// A stopped worker lets go of itself, its queue and its jobs' procedures.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct WorkerLifetimeTests {
 
         /// Runs a worker of a queue of its own on `input` until it stopped, tracking both in `leaks`.

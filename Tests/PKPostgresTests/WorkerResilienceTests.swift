@@ -3,12 +3,9 @@
     import PKObservers
     import PKPostgres
     import Testing
-    import PKTesting
 
     /// A worker whose database connections are dropped under it, and a worker's jobs seen by PKObservers' tools.
-    @Suite(
-        .enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized,
-        .dedicatedThreads)
+    @Suite(.enabled(if: TestDatabase.isAvailable, "set PK_POSTGRES_URL (Scripts/test.sh does)"), .serialized)
     struct WorkerResilienceTests {
 
         @Test func connectionsDroppedByTheServerAreReopenedAndEveryJobCompletesOnce() async throws {

@@ -4,10 +4,9 @@
     import Testing
 
     @testable import PKPostgres
-    import PKTesting
 
     /// WorkerStateMachine, state × event, without threads or a database.
-    @Suite(.dedicatedThreads) struct WorkerStateMachineTests {
+    @Suite struct WorkerStateMachineTests {
 
         static func job(_ id: Int64) -> DurableStore.ClaimedJob {
             DurableStore.ClaimedJob(

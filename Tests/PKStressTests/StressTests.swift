@@ -9,7 +9,7 @@ import Testing
 /// Every test runs inside `GlobalLogSettings.with(enabled: false)`: duplicate-finish and similar warnings are
 /// expected by the thousand, and the block keeps the logging suite from running while logging is off.
 /// Nothing here may hang: every wait has a generous timeout and fails instead.
-@Suite(.serialized, .dedicatedThreads)
+@Suite(.serialized)
 struct StressTests {
 
     /// The number of procedures in each scenario.

@@ -6,7 +6,7 @@ import Testing
 
 /// TimeoutObserver timers firing on the real clock against procedures finishing on their own, thousands at once:
 /// every procedure finishes exactly once, and a timeout error never lands on a procedure that finished cleanly.
-@Suite(.serialized, .dedicatedThreads)
+@Suite(.serialized)
 struct TimeoutStressTests {
 
     /// A procedure that finishes by itself at the end of `execute()`, at once or after spinning for a while (cut short

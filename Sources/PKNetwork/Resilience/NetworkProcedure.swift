@@ -65,7 +65,16 @@ open class NetworkProcedure<T: Procedure & NetworkOperation>: RetryProcedure<T>,
             iterator: AttemptIterator(attempts: iterator, waits: resilience.backoffStrategy.makeIterator())
         ) { info, payload in
             guard let procedure = holder.procedure else { return nil }
-            return recovery.recover(withInfo: info, payload: payload, for: procedure)
+            let next = recovery.recover(withInfo: info, payload: payload, for: procedure)
+            // Retried, the failed attempt's downloaded file (a retried status still downloads the body) is nobody's:
+            // it is not the procedure's output, and the next attempt downloads its own. The last attempt's stays,
+            // with its output, for the caller.
+            if next != nil, let download = info.operation as? NetworkDownloadProcedure,
+                let file = download.output.success?.payload
+            {
+                try? FileManager.default.removeItem(at: file)
+            }
+            return next
         }
         holder.set(self)
         name = "NetworkProcedure<\(T.self)>"

@@ -11,9 +11,26 @@ final class TestServer: Sendable {
         $0 as? TestServerError ?? TestServerError(reason: "\($0)")
     }
 
+    /// A second server, for the randomized fault suite only: the connections to it are that suite's alone, so it
+    /// can check that none stays open while other suites run in parallel.
+    static let isolated: Result<TestServer, TestServerError> = Result { try TestServer() }.mapError {
+        $0 as? TestServerError ?? TestServerError(reason: "\($0)")
+    }
+
     /// The server, or an issue recorded and `nil`.
     static func start(sourceLocation: SourceLocation = #_sourceLocation) -> TestServer? {
-        switch shared {
+        resolve(shared, sourceLocation: sourceLocation)
+    }
+
+    /// ``isolated``, or an issue recorded and `nil`.
+    static func startIsolated(sourceLocation: SourceLocation = #_sourceLocation) -> TestServer? {
+        resolve(isolated, sourceLocation: sourceLocation)
+    }
+
+    private static func resolve(
+        _ result: Result<TestServer, TestServerError>, sourceLocation: SourceLocation
+    ) -> TestServer? {
+        switch result {
         case .success(let server): return server
         case .failure(let error):
             Issue.record("could not start the test HTTP server: \(error.reason)", sourceLocation: sourceLocation)

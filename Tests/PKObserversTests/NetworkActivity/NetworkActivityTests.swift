@@ -40,7 +40,7 @@ final class RecordingIndicator: NetworkActivityIndicatorProtocol {
 
 /// NetworkActivityController and NetworkObserver (ProcedureKit's behaviour, BEHAVIOUR.md §8.1, with its bug fixed),
 /// driven by a ManualClock.
-@Suite(.dedicatedThreads) struct NetworkActivityTests {
+@Suite struct NetworkActivityTests {
 
     private struct Fixture {
         let clock = ManualClock()
@@ -229,7 +229,7 @@ final class RecordingIndicator: NetworkActivityIndicatorProtocol {
 }
 
 /// The controller's state machine, thread-free: every event in every relevant state.
-@Suite(.dedicatedThreads) struct NetworkActivityStateTests {
+@Suite struct NetworkActivityStateTests {
 
     private struct FakeTimer: ScheduledAction {
         func cancel() {}

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The Operations 2.x observer vocabulary: four single-event protocols and their block observers.
-@Suite(.dedicatedThreads) struct Operations2ObserverTests {
+@Suite struct Operations2ObserverTests {
 
     @Test func theSeedSnippetRunsItsBlockJustBeforeExecute() {
         let order = Mutex<[String]>([])

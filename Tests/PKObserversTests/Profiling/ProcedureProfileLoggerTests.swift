@@ -5,7 +5,6 @@ import PKTesting
 import Testing
 
 /// ProcedureProfileLogger: the nested timeline it writes through the log.
-@Suite(.dedicatedThreads)
 struct ProcedureProfileLoggerTests {
 
     final class Named: Procedure, @unchecked Sendable {

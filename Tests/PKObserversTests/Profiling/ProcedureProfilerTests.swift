@@ -6,7 +6,6 @@ import PKTesting
 import Testing
 
 /// ProcedureProfiler (BEHAVIOUR §8.3): what it records, what it nests, and when it reports.
-@Suite(.dedicatedThreads)
 struct ProcedureProfilerTests {
 
     let queue = ProcedureQueue()

@@ -1,6 +1,5 @@
 import Foundation
 import PKCore
-import PKTesting
 import Testing
 
 @testable import PKObservers
@@ -10,7 +9,6 @@ import Testing
 /// Pairs left out trap by design (`preconditionFailure`) and PKCore never sends them: any procedure event before
 /// `attach` (PKCore sends `didAttach` first), and a child result while unattached or after the result was
 /// reported (every child result is awaited before reporting).
-@Suite(.dedicatedThreads)
 struct ProfilerStateMachineTests {
 
     typealias Machine = ProfilerStateMachine

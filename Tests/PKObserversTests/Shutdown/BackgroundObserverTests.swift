@@ -6,7 +6,6 @@ import Testing
 @testable import PKObservers
 
 /// BackgroundObserver on a private coordinator: what each behaviour does, attaching late, duplicates, retention.
-@Suite(.dedicatedThreads)
 struct BackgroundObserverTests {
 
     @Test func attachingRegistersTheProcedureAndFinishingForgetsIt() async {

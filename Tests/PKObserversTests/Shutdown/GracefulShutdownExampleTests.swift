@@ -72,7 +72,6 @@ func expectCleanRun(_ run: ExampleRun, sourceLocation: SourceLocation = #_source
 }
 
 /// The GracefulShutdown example as a real process: signals from outside, its output and its exit status.
-@Suite(.dedicatedThreads)
 struct GracefulShutdownExampleTests {
 
     @Test(arguments: [SIGTERM, SIGINT])

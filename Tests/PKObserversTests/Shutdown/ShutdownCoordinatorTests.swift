@@ -6,7 +6,6 @@ import Testing
 @testable import PKObservers
 
 /// ShutdownCoordinator with private instances and a ManualClock: requests, periods, signals (as events), waits.
-@Suite(.dedicatedThreads)
 struct ShutdownCoordinatorTests {
 
     // MARK: - Requests

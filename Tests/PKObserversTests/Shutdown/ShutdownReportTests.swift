@@ -1,12 +1,10 @@
 import Foundation
 import PKCore
-import PKTesting
 import Testing
 
 @testable import PKObservers
 
 /// ShutdownReport's derived values and text, and the errors a shutdown cancels procedures with.
-@Suite(.dedicatedThreads)
 struct ShutdownReportTests {
 
     @Test(arguments: [

@@ -8,7 +8,7 @@ import Testing
 /// Real signals sent to this test process, handled by private coordinators. SIGUSR1 and SIGUSR2 stand in for
 /// SIGTERM and SIGINT, whose handling would outlive the test and change how the test runner can be stopped.
 /// Serialized: every coordinator listening to a signal receives it.
-@Suite(.serialized, .dedicatedThreads)
+@Suite(.serialized)
 struct ShutdownSignalTests {
 
     @Test func aHandledSignalRequestsShutdownAndEachLaterOneMovesItOnByOnePhase() async {

@@ -1,4 +1,3 @@
-import PKTesting
 import Testing
 
 @testable import PKObservers
@@ -47,7 +46,6 @@ private let oneOfEach: [(String, Behavior)] = [
 ]
 
 /// The shutdown lifecycle as a value, state × event, without threads or clocks.
-@Suite(.dedicatedThreads)
 struct ShutdownStateMachineTests {
 
     // MARK: - Requests

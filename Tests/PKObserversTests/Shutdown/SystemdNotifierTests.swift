@@ -6,7 +6,6 @@ import Testing
 @testable import PKObservers
 
 /// SystemdNotifier against real Unix datagram sockets the tests bind, and the coordinator's use of it.
-@Suite(.dedicatedThreads)
 struct SystemdNotifierTests {
 
     @Test func notifySocketNamesTheSocketAndItsAbsenceMeansNoNotifier() {

@@ -5,7 +5,7 @@ import Testing
 @testable import PKObservers
 
 /// The per-procedure table observer values share: an inline first entry, a dictionary for the rest.
-@Suite(.dedicatedThreads) struct PerProcedureStateTests {
+@Suite struct PerProcedureStateTests {
 
     @Test func entriesForSeveralProceduresAreKeptApartAndRemovedOnce() {
         let state = PerProcedureState<Int>()

@@ -7,7 +7,7 @@ import Testing
 
 /// Time values at and beyond their limits, given to PKObservers' public time parameters on a ManualClock (the
 /// system clock clamps on its own): each is clamped or ignored, never a trap (issue 22).
-@Suite(.dedicatedThreads) struct BadTimeValueTests {
+@Suite struct BadTimeValueTests {
 
     static let intervals: [TimeInterval] = [-.infinity, -1, 0, .nan, 1e-9, 1e19, .infinity]
 

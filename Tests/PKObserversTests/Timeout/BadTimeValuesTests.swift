@@ -6,7 +6,6 @@ import Testing
 @testable import PKObservers
 
 /// PKObservers' time parameters with bad values: clamped or documented, never a trap (issue 22 §2).
-@Suite(.dedicatedThreads)
 struct ObserversBadTimeValuesTests {
 
     static let intervals: [TimeInterval] = [-.infinity, -1, 0, .nan, 1e-9, 1e19, .infinity]

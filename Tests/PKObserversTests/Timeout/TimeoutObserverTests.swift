@@ -7,7 +7,7 @@ import Testing
 @testable import PKObservers
 
 /// TimeoutObserver (ProcedureKit's behaviour, BEHAVIOUR.md §7.4), driven by a ManualClock: no sleeps.
-@Suite(.dedicatedThreads) struct TimeoutObserverTests {
+@Suite struct TimeoutObserverTests {
 
     /// Adds `procedure` with `observers`, waits until it executes and its timers are scheduled on `clock`.
     private func start(_ procedure: HeldProcedure, _ observers: [TimeoutObserver], clock: ManualClock) -> Bool {

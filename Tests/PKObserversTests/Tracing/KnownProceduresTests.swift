@@ -1,13 +1,11 @@
 import Foundation
 import PKCore
-import PKTesting
 import Testing
 
 @testable import PKObservers
 
 /// One shard of a recorder's numbered procedures: registration, dependency lookups and interests, and how long a
 /// finished procedure is recognised.
-@Suite(.dedicatedThreads)
 struct KnownProceduresTests {
 
     final class Dummy: Procedure, @unchecked Sendable {}

@@ -1,10 +1,8 @@
-import PKTesting
 import Testing
 
 @testable import PKObservers
 
 /// The finished-record buffer: the event budget, eviction of the oldest, and the counts of what was dropped.
-@Suite(.dedicatedThreads)
 struct TraceBufferTests {
 
     static func record(_ id: UInt64, dependencies: Int = 0, cancelled: Bool = false) -> TraceRecord {

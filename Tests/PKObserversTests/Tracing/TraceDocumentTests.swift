@@ -1,11 +1,9 @@
 import Foundation
-import PKTesting
 import Testing
 
 @testable import PKObservers
 
 /// The JSON writer: numbers, strings, and where flow events are placed.
-@Suite(.dedicatedThreads)
 struct TraceDocumentTests {
 
     static func text(_ build: (inout JSONText) -> Void) -> String {

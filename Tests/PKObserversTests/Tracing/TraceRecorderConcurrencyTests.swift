@@ -7,7 +7,6 @@ import Testing
 
 /// Many procedures at once on an unlimited queue, with traces written while they run (run it under
 /// ThreadSanitizer: `Scripts/test-tsan.sh PKObserversTests`).
-@Suite(.dedicatedThreads)
 struct TraceRecorderConcurrencyTests {
 
     @Test func manyProceduresOnAnUnlimitedQueueAreAllRecordedWhileTracesAreWritten() async throws {

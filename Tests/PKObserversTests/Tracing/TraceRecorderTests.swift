@@ -10,7 +10,6 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// TraceRecorder attached to a queue: what the written trace holds, read back as JSON.
-@Suite(.dedicatedThreads)
 struct TraceRecorderTests {
 
     let recorder = TraceRecorder(name: "Tests")

@@ -1,6 +1,5 @@
 import Foundation
 import PKCore
-import PKTesting
 import Testing
 
 @testable import PKObservers
@@ -10,7 +9,6 @@ import Testing
 /// Pairs left out trap by design (`preconditionFailure`) and PKCore never sends them: any procedure event while
 /// unattached or attaching (PKCore sends `didAttach` first, and registration completes inside it), and
 /// `registered`/`registrationRefused` outside `attaching`.
-@Suite(.dedicatedThreads)
 struct TraceStateMachineTests {
 
     typealias Machine = TraceStateMachine

@@ -10,7 +10,7 @@ import Testing
 ///   groups now and then.
 /// - `PK_STRESS_SEED=<n>` replays one scenario (the seed a failure printed); `PK_STRESS_BASE_SEED=<n>` replays a
 ///   whole run.
-@Suite(.serialized, .dedicatedThreads)
+@Suite(.serialized)
 struct RandomizedScenarioTests {
 
     static let environment = ProcessInfo.processInfo.environment
