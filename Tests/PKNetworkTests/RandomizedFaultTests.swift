@@ -164,6 +164,12 @@ private struct FaultProcedureSpec: CustomStringConvertible {
     var isDeterministic: Bool {
         guard cancel == .never else { return false }
         if case .sequence(let codes, _) = route, codes.contains(0) { return false }
+        // Which error a cut connection gives depends on timing in libcurl, and only some of them are retried: a
+        // retried cut makes a number of attempts the model cannot tell.
+        switch route {
+        case .drop, .reset, .short: if wrapping != nil { return false }
+        default: break
+        }
         if case .hold = route { return true }
         return timeout == nil
     }
@@ -652,7 +658,12 @@ private func faultMatches(_ error: any Error, _ expected: FaultExpectation, exac
     case .resiliency(let status):
         return error as? ProcedureKitNetworkResiliencyError
             == .receivedErrorStatusCode(HTTPStatusCode(rawValue: status) ?? .internalServerError)
-    case .urlError(let code): return faultURLErrorCode(error) == code
+    case .urlError(let code):
+        // A connection cut (closed without a reply, reset, body cut short) is reported as one of these three, and
+        // which one depends on timing in libcurl (a drop came back as -1 under load in CI): any of them will do.
+        let cut: Set<Int> = [FaultCode.badServerResponse, FaultCode.connectionLost, FaultCode.transferCut]
+        guard let actual = faultURLErrorCode(error) else { return false }
+        return cut.contains(code) ? cut.contains(actual) : actual == code
     case .timedOut: return faultIsTimedOut(error)
     }
 }
