@@ -75,11 +75,11 @@ func raceThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
 /// A procedure that starts executing, signals `started`, and finishes when released (with the error given, if
 /// any) or, unless it ignores cancellation, when cancelled. It records its DidCancel and DidFinish events.
 final class RaceProcedure: Procedure, @unchecked Sendable {
-    // @unchecked Sendable: its own state is immutable, or a Mutex, or a semaphore.
+    // @unchecked Sendable: its own state is immutable, or a PKMutex, or a semaphore.
 
     let started = DispatchSemaphore(value: 0)
     private let ignoresCancellation: Bool
-    private let events = Mutex((cancels: 0, finishes: 0))
+    private let events = PKMutex((cancels: 0, finishes: 0))
 
     init(name: String, ignoresCancellation: Bool) {
         self.ignoresCancellation = ignoresCancellation
@@ -111,11 +111,11 @@ final class RaceProcedure: Procedure, @unchecked Sendable {
     }
 }
 
-/// A value threads share, guarded by its mutex.
+/// A value threads share, guarded by its mutex (a `PKMutex`, which ThreadSanitizer sees, unlike `Mutex`).
 final class RaceBox<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+    private let storage: PKMutex<Value>
 
-    init(_ value: Value) { storage = Mutex(value) }
+    init(_ value: Value) { storage = PKMutex(value) }
 
     var value: Value { storage.withLock { $0 } }
 
