@@ -56,14 +56,12 @@ let readyLine =
         "ready pid=\(getpid()) (SIGTERM or SIGINT shuts down; shutting down by request after \($0) s)"
     }
     ?? "ready pid=\(getpid()) (SIGTERM or SIGINT shuts down)"
-let executing = Mutex(0)
+// An atomic counter: the three DidExecute observers may run at once, on different threads.
+let executing = Atomic(0)
 for procedure in [upload, poller, stubborn] as [Procedure] {
     procedure.addDidExecuteBlockObserver { procedure in
         say("\(procedure.procedureName): executing")
-        let count = executing.withLock { count in
-            count += 1
-            return count
-        }
+        let count = executing.wrappingAdd(1, ordering: .relaxed).newValue
         guard count == 3 else { return }
         say(readyLine)
         if let delay = options.shutdownAfter {
