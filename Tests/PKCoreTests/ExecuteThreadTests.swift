@@ -110,6 +110,28 @@ struct ExecuteThreadTests {
         return false
     }
 
+    /// Adds `procedure` to `queue` while a new thread attaching an observer holds its events, lets the queue start
+    /// it (the start waits behind the attach), runs `whileStartWaits`, then lets the attach end. Returns the
+    /// attaching thread.
+    private func startBehindAHeldAttach(
+        _ procedure: Procedure, on queue: ProcedureQueue, threads: TestThreads,
+        whileStartWaits: () -> Void = {}, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> UInt {
+        queue.isSuspended = true
+        queue.add(procedure: procedure)
+        let attached = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let attachingThread = threads.run {
+            procedure.addObserver(HoldingObserver(attached: attached, release: release))
+        }
+        #expect(attached.wait(timeout: .now() + 10) == .success, sourceLocation: sourceLocation)
+        queue.isSuspended = false
+        #expect(waitForQueuedStart(procedure), sourceLocation: sourceLocation)
+        whileStartWaits()
+        release.signal()
+        return attachingThread
+    }
+
     /// A thread attaching an observer is draining the procedure's events when its queue starts it: the start
     /// goes back to a thread of the queue instead of running on the attaching thread after its observer.
     @Test(arguments: [false, true])
@@ -127,19 +149,9 @@ struct ExecuteThreadTests {
         let finished = DispatchSemaphore(value: 0)
         procedure.addDidFinishBlockObserver { _, _ in finished.signal() }
 
-        queue.isSuspended = true
-        queue.add(procedure: procedure)
-        let attached = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let threads = TestThreads()
         defer { threads.end() }
-        let attachingThread = threads.run {
-            procedure.addObserver(HoldingObserver(attached: attached, release: release))
-        }
-        #expect(attached.wait(timeout: .now() + 10) == .success)
-        queue.isSuspended = false
-        #expect(waitForQueuedStart(procedure))
-        release.signal()
+        let attachingThread = startBehindAHeldAttach(procedure, on: queue, threads: threads)
 
         #expect(finished.wait(timeout: .now() + 10) == .success)
         let executedOn = procedure.executedOn.withLock { $0 }
@@ -184,18 +196,9 @@ struct ExecuteThreadTests {
         let procedure = ThreadRecordingProcedure()
         let finished = DispatchSemaphore(value: 0)
         procedure.addDidFinishBlockObserver { _, _ in finished.signal() }
-        queue.isSuspended = true
-        queue.add(procedure: procedure)
-        let attached = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let threads = TestThreads()
         defer { threads.end() }
-        _ = threads.run { procedure.addObserver(HoldingObserver(attached: attached, release: release)) }
-        #expect(attached.wait(timeout: .now() + 10) == .success)
-        queue.isSuspended = false
-        #expect(waitForQueuedStart(procedure))
-        procedure.cancel()
-        release.signal()
+        _ = startBehindAHeldAttach(procedure, on: queue, threads: threads) { procedure.cancel() }
         #expect(finished.wait(timeout: .now() + 10) == .success)
         #expect(procedure.isCancelled)
         #expect(procedure.executedOn.withLock { $0 } == nil)
