@@ -14,6 +14,29 @@ extension Collection where Element: OutputProcedure, Element.Output: Sendable {
         combined(name: "Gathered") { $0 }
     }
 
+    /// A procedure that depends on every procedure in the collection and outputs each one's result, in collection
+    /// order: the value of each that succeeded, the error of each that failed or was cancelled.
+    ///
+    /// Unlike ``gathered()``, failed or cancelled elements do not cancel it: it always executes once they have all
+    /// finished, and reads each result as ``ProcedureQueue/run(_:)`` would (`CancellationError` for a cancellation
+    /// without errors, the error, a ``ProcedureKitError/Context/multipleErrors`` error for several, the output's
+    /// error, or ``ProcedureKitError/requirementNotSatisfied()`` for an output still pending). Add the elements and
+    /// the gathering procedure to a queue.
+    ///
+    /// ```swift
+    /// let all = fetches.gatheredResults()
+    /// queue.add(procedures: fetches + [all])
+    /// ```
+    public func gatheredResults() -> ResultProcedure<[ProcedureResult<Element.Output>]> {
+        let elements = Array(self)
+        let gathering = ResultProcedure<[ProcedureResult<Element.Output>]> {
+            elements.map { $0.finishedOutputResult() }
+        }
+        gathering.name = "GatheredResults"
+        for element in elements { gathering.addDependency(element) }
+        return gathering
+    }
+
     /// A procedure that depends on every procedure in the collection and outputs the non-`nil` results of
     /// `transform` applied to their outputs, in collection order.
     ///

@@ -34,6 +34,23 @@ extension Pending where T: ProcedureResultProtocol {
     public var error: (any Error)? { value?.error }
 }
 
+extension Pending {
+    /// The value of a finished procedure's output, or a thrown error: the failure's error, or
+    /// ``ProcedureKitError/requirementNotSatisfied()`` while the output is still pending.
+    ///
+    /// ```swift
+    /// try await queue.run(fetch)
+    /// let count = try fetch.output.get()
+    /// ```
+    public func get<Value>() throws -> Value where T == ProcedureResult<Value> {
+        switch self {
+        case .ready(.success(let value)): return value
+        case .ready(.failure(let error)): throw error
+        case .pending: throw ProcedureKitError.requirementNotSatisfied()
+        }
+    }
+}
+
 extension Optional {
     /// `.pending` for `nil`, otherwise `.ready` with the value.
     public var pending: Pending<Wrapped> { Pending(self) }

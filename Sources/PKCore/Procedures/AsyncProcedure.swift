@@ -15,9 +15,9 @@ import Synchronization
 /// the error. Cancelling the procedure cancels that Task (a `CancellationError` thrown because of it is not
 /// recorded as an error: the procedure is already cancelled).
 open class AsyncProcedure: Procedure, @unchecked Sendable {
-    // @unchecked Sendable: `task` is guarded by its Mutex; everything else is the superclass's.
+    // @unchecked Sendable: `task` guards itself (a Mutex inside); everything else is the superclass's.
 
-    private let task = PKMutex<Task<Void, Never>?>(nil)
+    private let task = ClosureTask()
 
     /// Creates the procedure.
     public override init() {
@@ -29,7 +29,7 @@ open class AsyncProcedure: Procedure, @unchecked Sendable {
 
     /// Starts ``run()`` in a Task; do not override (override ``run()``).
     public final override func execute() {
-        let work = Task { [self] in
+        task.start(for: self) { [self] in
             do {
                 try await run()
                 finish()
@@ -39,12 +39,10 @@ open class AsyncProcedure: Procedure, @unchecked Sendable {
                 finish(with: error)
             }
         }
-        task.withLock { $0 = work }
-        if isCancelled { work.cancel() }
     }
 
     override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
-        task.withLock { $0 }?.cancel()
+        task.cancel()
     }
 }
 

@@ -14,7 +14,7 @@
 /// handler), and cancels the Task running an `async` closure; a `CancellationError` thrown because of that
 /// finishes the procedure without recording another error. There is no timeout.
 open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `outputStorage` and `task` are guarded by their Mutexes (inside ValueStorage),
+    // @unchecked Sendable: `outputStorage` and `task` are guarded by their Mutexes (inside ValueStorage and ClosureTask),
     // `completed` is a Mutex-guarded flag, `body` is immutable and Sendable; everything else is the superclass's.
 
     /// The completion handler given to the block.
@@ -27,7 +27,7 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
 
     private let body: Body
     private let outputStorage = ValueStorage<Pending<ProcedureResult<Output>>>(.pending)
-    private let task = ValueStorage<Task<Void, Never>?>(nil)
+    private let task = ClosureTask()
     private let completed = OnceFlag()
 
     /// Creates a procedure whose `block` calls its completion handler, from any thread, with the result.
@@ -59,7 +59,7 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
         case .callback(let block):
             block { [self] result in complete(with: result) }
         case .async(let block):
-            let work = Task { [self] in
+            task.start(for: self) { [self] in
                 do {
                     complete(with: .success(try await block()))
                 } catch is CancellationError where isCancelled {
@@ -70,13 +70,11 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
                     complete(with: .failure(error))
                 }
             }
-            task.value = work
-            if isCancelled { work.cancel() }
         }
     }
 
     override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
-        task.value?.cancel()
+        task.cancel()
     }
 
     private func complete(with result: ProcedureResult<Output>) {

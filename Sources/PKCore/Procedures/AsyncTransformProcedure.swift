@@ -1,34 +1,58 @@
-/// A procedure that transforms its injected ``input`` into its ``output`` asynchronously: the transform calls a
-/// completion handler with the result.
+/// A procedure that transforms its injected ``input`` into its ``output`` asynchronously: with an `async throws`
+/// closure, or (ProcedureKit's form) with a closure that calls a completion handler.
 ///
 /// ```swift
+/// let double = AsyncTransformProcedure<[Int], [Int]> { input in
+///     try await Task.sleep(for: .milliseconds(5))
+///     return input.map { $0 * 2 }
+/// }
 /// let lookUp = AsyncTransformProcedure<String, Int> { name, complete in
 ///     directory.find(name) { complete($0) }
 /// }
 /// ```
 ///
-/// The transform runs in the procedure's event context when it executes; the procedure finishes when the
-/// handler is first called, from any thread (later calls are ignored). An input still pending then finishes the
-/// procedure with ``ProcedureKitError/requirementNotSatisfied()`` without calling the transform. Cancelling the
-/// procedure does not interrupt the transform, which must still call the handler. There is no timeout.
+/// The `async` closure runs in a new Task when the procedure executes; returning sets the output and finishes,
+/// throwing finishes with the error. Cancelling the procedure cancels that Task (a `CancellationError` thrown
+/// because of it finishes the procedure without recording another error).
+///
+/// The completion form's transform runs in the procedure's event context; the procedure finishes when the
+/// handler is first called, from any thread (later calls are ignored). Cancelling the procedure does not interrupt
+/// it, so it must still call the handler. There is no timeout in either form.
+///
+/// An input still pending when the procedure executes finishes it with
+/// ``ProcedureKitError/requirementNotSatisfied()`` without calling the transform.
 open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     Procedure, InputProcedure, OutputProcedure, @unchecked Sendable
 {
-    // @unchecked Sendable: `inputStorage` and `outputStorage` are guarded by their Mutexes (inside ValueStorage),
-    // `completed` is a Mutex-guarded flag, `transform` is immutable and Sendable; everything else is the
-    // superclass's.
+    // @unchecked Sendable: `inputStorage`, `outputStorage` and `task` are guarded by their Mutexes (inside
+    // ValueStorage and ClosureTask), `completed` is a Mutex-guarded flag, `body` is immutable and Sendable;
+    // everything else is the superclass's.
 
     /// The completion handler given to the transform.
     public typealias Completion = @Sendable (ProcedureResult<Output>) -> Void
 
+    private enum Body {
+        case callback(@Sendable (Input, @escaping Completion) -> Void)
+        case async(@Sendable (Input) async throws -> Output)
+    }
+
     private let inputStorage = ValueStorage<Pending<Input>>(.pending)
     private let outputStorage = ValueStorage<Pending<ProcedureResult<Output>>>(.pending)
     private let completed = OnceFlag()
-    private let transform: @Sendable (Input, @escaping Completion) -> Void
+    private let task = ClosureTask()
+    private let body: Body
 
     /// Creates a procedure whose `transform` calls its completion handler with the output for the input.
     public init(transform: @escaping @Sendable (Input, @escaping Completion) -> Void) {
-        self.transform = transform
+        body = .callback(transform)
+        super.init()
+    }
+
+    /// Creates a procedure that runs `transform` on the input in a new Task and outputs what it returns.
+    ///
+    /// Cancelling the procedure cancels the Task.
+    public init(transform: @escaping @Sendable (Input) async throws -> Output) {
+        body = .async(transform)
         super.init()
     }
 
@@ -50,7 +74,26 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
             complete(with: .failure(ProcedureKitError.requirementNotSatisfied()))
             return
         }
-        transform(value) { [self] result in complete(with: result) }
+        switch body {
+        case .callback(let transform):
+            transform(value) { [self] result in complete(with: result) }
+        case .async(let transform):
+            task.start(for: self) { [self] in
+                do {
+                    complete(with: .success(try await transform(value)))
+                } catch is CancellationError where isCancelled {
+                    guard completed.claim() else { return }
+                    output = .ready(.failure(CancellationError()))
+                    finish()
+                } catch {
+                    complete(with: .failure(error))
+                }
+            }
+        }
+    }
+
+    override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
+        task.cancel()
     }
 
     private func complete(with result: ProcedureResult<Output>) {
