@@ -10,7 +10,7 @@
 /// ``ConditionDependenciesCancelled``.
 ///
 /// New contexts are added over time; `switch` statements over ``Context`` should include a `default` case.
-public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
 
     /// Why a capability could not be used.
     public enum CapabilityError: Error, Equatable, Sendable {
@@ -103,8 +103,47 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         lhs.context == rhs.context
     }
 
-    /// A readable description naming the context and the underlying errors.
+    /// A readable description that leads with what went wrong.
+    ///
+    /// An error that carries others one level deep names its context, then them: `"A condition failed (denied)"`.
+    /// When the errors it carries carry others in turn, it leads with the root causes (see `Error.rootCauses`),
+    /// then names the contexts they came through: `"negative value -1 (Several errors, through: A dependency
+    /// finished with errors; A dependency was cancelled)"`. ``debugDescription`` gives the whole tree.
     public var description: String {
+        guard !underlyingErrors.isEmpty else { return summary }
+        let nested = underlyingErrors.compactMap { $0 as? ProcedureKitError }.filter {
+            $0.context.wrapsCauses && !$0.underlyingErrors.isEmpty
+        }
+        guard context.wrapsCauses, !nested.isEmpty else {
+            return summary + " (" + underlyingErrors.map { String(describing: $0) }.joined(separator: ", ") + ")"
+        }
+        // Breadth first, so the nearer contexts come first; bounded, as a large group's error holds many.
+        var through: [String] = []
+        var pending = nested
+        var next = 0
+        while next < pending.count, next < 1_000 {
+            let error = pending[next]
+            next += 1
+            if !through.contains(error.summary) { through.append(error.summary) }
+            pending += error.underlyingErrors.compactMap { $0 as? ProcedureKitError }.filter {
+                $0.context.wrapsCauses && !$0.underlyingErrors.isEmpty
+            }
+        }
+        let causes = rootCauses.map { String(describing: $0) }.joined(separator: ", ")
+        return causes + " (" + summary + ", through: " + through.joined(separator: "; ") + ")"
+    }
+
+    /// The whole tree: the context, then every underlying error, nested errors in full.
+    public var debugDescription: String {
+        guard !underlyingErrors.isEmpty else { return summary }
+        let underlying = underlyingErrors.map { error in
+            (error as? ProcedureKitError)?.debugDescription ?? String(describing: error)
+        }
+        return summary + " (" + underlying.joined(separator: ", ") + ")"
+    }
+
+    /// The context alone, in words.
+    private var summary: String {
         let base: String
         switch context {
         case .programmingError(let reason): base = "Programming error: \(reason)"
@@ -132,8 +171,7 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case .multipleErrors: base = "Several errors"
         case .unknown: base = "Unknown error"
         }
-        guard !underlyingErrors.isEmpty else { return base }
-        return base + " (" + underlyingErrors.map { String(describing: $0) }.joined(separator: ", ") + ")"
+        return base
     }
 
     // MARK: - Factories

@@ -29,8 +29,10 @@ public struct RetryFailureInfo<T: Procedure>: Sendable {
 /// ```
 ///
 /// Errors: a retry that ends with a successful attempt finishes without errors, whatever earlier attempts did.
-/// When no further attempt is made after a failure, the retry finishes with that last attempt's errors only.
-/// Errors of attempts that are retried, and of the waits between them, are not collected.
+/// When no further attempt is made after a failure, the retry finishes with that last attempt's errors only, as
+/// ProcedureKit's does (its tests pin it). Every failed attempt's errors are kept, in order, in ``attemptErrors``,
+/// and ``RepeatProcedure/count`` says how many attempts were made; giving up is logged with both. Errors of the
+/// waits between attempts are not collected.
 ///
 /// Threads: the iterator, the configure blocks and the retry handler run in the retry's event context,
 /// serialized with its other events, while the failed attempt is finishing.
@@ -45,6 +47,11 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
     public typealias Handler = @Sendable (RetryFailureInfo<T>, RepeatProcedurePayload<T>) -> RepeatProcedurePayload<T>?
 
     private let retry: Handler
+    private let failures = PKMutex<[[any Error]]>([])
+
+    /// The errors of every attempt that failed, in order, the last one included: a retry that gave up after three
+    /// attempts has three entries, one that succeeded at the third has two.
+    public final var attemptErrors: [[any Error]] { failures.withLock { $0 } }
 
     /// Creates a retry taking its attempts and waits from `iterator`, with `retry` deciding after each failure.
     ///
@@ -105,10 +112,17 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
 
     override func attemptWillFinish(_ attempt: T, withErrors errors: [any Error]) -> [any Error] {
         guard !errors.isEmpty else { return [] }  // success: no further attempt
+        failures.withLock { $0.append(errors) }
         let info = RetryFailureInfo(operation: attempt, errors: errors, count: count) { [weak self] operations in
             self?.addChildren(operations)
         }
         let retrying = addNextOperation { [retry] payload in retry(info, payload) }
+        if !retrying, !isCancelled {
+            let earlier = attemptErrors.dropLast().map { $0.rootCauses.map { String(describing: $0) } }
+            log.warning(
+                "gave up after \(count) attempt(s): \(errors.rootCauses)"
+                    + (earlier.isEmpty ? "" : "; earlier attempts: \(earlier)"))
+        }
         return retrying ? [] : errors
     }
 
