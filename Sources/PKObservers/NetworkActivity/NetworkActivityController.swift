@@ -12,15 +12,20 @@ import PKCore
 ///
 /// The grace period runs on a ``PKCore/ProcedureClock`` (PKTesting's `ManualClock` in tests).
 ///
+/// To only count, create it with ``init()``: it then drives no indicator, and ``inFlightCount`` and
+/// ``peakInFlightCount`` are all it reports.
+///
 /// Thread-safe: the state lives in a mutex; the indicator is touched only on ``queue``.
 public final class NetworkActivityController: Sendable {
 
-    /// How long the indicator stays on after the count drops to zero.
+    /// How long the indicator stays on after the count drops to zero (zero for a controller without an indicator).
     public let timerInterval: TimeInterval
-    /// The serial queue the indicator is written on.
+    /// The serial queue the indicator is written on (a private one, never used, for a controller without an
+    /// indicator).
     public let queue: DispatchQueue
 
-    private let indicator: any NetworkActivityIndicatorProtocol
+    /// The indicator; `nil` for a controller that only counts.
+    private let indicator: (any NetworkActivityIndicatorProtocol)?
     private let clock: any ProcedureClock
     private let state = PKMutex(NetworkActivityState())
     /// The sequence number of the last visibility change written; used on ``queue`` only, behind its own lock so the
@@ -38,6 +43,25 @@ public final class NetworkActivityController: Sendable {
         self.indicator = indicator
         self.queue = queue ?? DispatchQueue(label: "PKObservers.NetworkActivityController")
         self.clock = clock
+    }
+
+    /// Creates a controller that only counts work in flight, with no indicator to drive: read ``inFlightCount`` and
+    /// ``peakInFlightCount``.
+    ///
+    /// ```swift
+    /// let activity = NetworkActivityController()
+    /// fetch.addObserver(NetworkObserver(controller: activity))
+    /// // … once the work is done:
+    /// print("at most \(activity.peakInFlightCount) requests at once")
+    /// ```
+    ///
+    /// ``start()`` and ``stop()`` count exactly as with an indicator, from any thread; with nothing to show or hide,
+    /// the controller schedules no timer and dispatches nothing to ``queue``.
+    public init() {
+        self.timerInterval = 0
+        self.indicator = nil
+        self.queue = DispatchQueue(label: "PKObservers.NetworkActivityController")
+        self.clock = SystemClock()
     }
 
     /// How much work is in flight now.
@@ -67,6 +91,9 @@ public final class NetworkActivityController: Sendable {
             write(visible, sequence: sequence)
         case .cancelHide(let pending):
             pending.timer.cancel()
+        case .scheduleHide(let generation) where indicator == nil:
+            // Nothing to keep from flickering: the hide takes effect at once, with no timer, and writes nothing.
+            perform(state.withLock { $0.hideTimerFired(generation: generation) })
         case .scheduleHide(let generation):
             let timer = clock.schedule(after: Duration(timeInterval: Swift.max(0, timerInterval))) { [weak self] in
                 guard let self else { return }
@@ -80,8 +107,9 @@ public final class NetworkActivityController: Sendable {
     }
 
     /// Writes `visible` on the queue, unless a newer change was written first (two threads' writes can reach the
-    /// queue out of order) or the indicator already shows it.
+    /// queue out of order) or the indicator already shows it. Without an indicator, does nothing.
     private func write(_ visible: Bool, sequence: UInt64) {
+        guard let indicator else { return }
         queue.async { [self] in
             let newest = lastWritten.withLock { last -> Bool in
                 guard sequence > last else { return false }
