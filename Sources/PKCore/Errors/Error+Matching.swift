@@ -65,12 +65,12 @@ extension Error {
     }
 
     /// `true` when this error says a dependency failed or was cancelled (what result injection, `gathered()` and
-    /// `NoFailedDependenciesCondition` report), or, for several errors, one of them does.
+    /// `NoFailedDependenciesCondition` report) or was on no queue, or, for several errors, one of them does.
     public var isDependencyFailure: Bool {
         guard let error = self as? ProcedureKitError else { return false }
         switch error.context {
         case .dependencyFinishedWithError, .dependencyCancelledWithError, .dependenciesFailed,
-            .dependenciesCancelled:
+            .dependenciesCancelled, .dependencyNotEnqueued:
             return true
         case .multipleErrors:
             return error.underlyingErrors.contains(where: \.isDependencyFailure)

@@ -73,6 +73,9 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case multipleErrors
         /// An error with no further information.
         case unknown
+        /// The procedure waited for the named dependencies, which were on no queue, so it could never start (a
+        /// ``ProcedureQueue`` with ``ProcedureQueue/StrandedDependencyPolicy/cancel(after:)`` reports this).
+        case dependencyNotEnqueued([String])
     }
 
     /// What went wrong.
@@ -150,6 +153,8 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
         case .noQueue: base = "The procedure is not on a queue"
         case .dependencyCycle(let names): base = "Dependency cycle: \(names.joined(separator: " -> "))"
         case .taskCancelled: base = "The awaiting Task was cancelled"
+        case .dependencyNotEnqueued(let names):
+            base = "Waited for dependencies on no queue: \(names.joined(separator: ", "))"
         case .parentCancelledWithError: base = "The parent was cancelled"
         case .dependencyFinishedWithError: base = "A dependency finished with errors"
         case .dependencyCancelledWithError: base = "A dependency was cancelled"
@@ -187,6 +192,11 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
     /// The named procedures form a dependency cycle.
     public static func dependencyCycle(_ names: [String]) -> ProcedureKitError {
         ProcedureKitError(context: .dependencyCycle(names))
+    }
+
+    /// The procedure waited for the named dependencies, which were on no queue.
+    public static func dependencyNotEnqueued(_ names: [String]) -> ProcedureKitError {
+        ProcedureKitError(context: .dependencyNotEnqueued(names))
     }
 
     /// The Task awaiting the procedure was cancelled.

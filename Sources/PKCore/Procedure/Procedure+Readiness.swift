@@ -50,6 +50,9 @@ extension Procedure {
         /// Procedures enqueued before this one depend on it: only such an arrival can close a dependency cycle
         /// (a cycle's last member to arrive has a dependent that arrived before it).
         let hadEarlyDependents: Bool
+        /// A dependency was a procedure on no queue when the procedure registered with it: the queue looks again
+        /// later (see `ProcedureQueue+StrandedDependencies.swift`).
+        let waitsOnNoQueue: Bool
 
         /// Releases the enqueue token; returns `true` when the procedure still waits for dependencies.
         func releaseToken() -> Bool {
@@ -65,16 +68,45 @@ extension Procedure {
             state.readiness.enqueued(dependencies: state.dependencies.count)
             return (state.dependencies, !state.dependents.isEmpty)
         }
-        let alreadyFinished = register(asDependentOf: dependencies)
-        return Arrival(procedure: self, alreadyFinished: alreadyFinished, hadEarlyDependents: hadEarlyDependents)
+        var alreadyFinished = 0
+        var waitsOnNoQueue = false
+        for dependency in dependencies {
+            if let procedure = dependency as? Procedure {
+                switch procedure.registerDependent(self) {
+                case .finished: alreadyFinished += 1
+                case .registered: break
+                case .registeredOnNoQueue: waitsOnNoQueue = true
+                }
+            } else if !register(asDependentOf: dependency) {
+                alreadyFinished += 1
+            }
+        }
+        return Arrival(
+            procedure: self, alreadyFinished: alreadyFinished, hadEarlyDependents: hadEarlyDependents,
+            waitsOnNoQueue: waitsOnNoQueue)
     }
 
     /// Adds `waiter` to be told when this procedure finishes; `false` when it already has.
     final func addDependent(_ waiter: any DependencyWaiter) -> Bool {
+        registerDependent(waiter) != .finished
+    }
+
+    /// How ``registerDependent(_:)`` went.
+    enum DependentRegistration {
+        /// The procedure had finished: nothing was registered.
+        case finished
+        /// Registered.
+        case registered
+        /// Registered, and the procedure is on no queue yet.
+        case registeredOnNoQueue
+    }
+
+    /// Adds `waiter` to be told when this procedure finishes, and says whether the procedure is on a queue.
+    final func registerDependent(_ waiter: any DependencyWaiter) -> DependentRegistration {
         storage.withLock { state in
-            guard state.machine.state != .finished else { return false }
+            guard state.machine.state != .finished else { return .finished }
             state.dependents.append(waiter)
-            return true
+            return state.machine.state == .initialized ? .registeredOnNoQueue : .registered
         }
     }
 

@@ -257,9 +257,10 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
         case .register:
             if !register(asDependentOf: operation) {
                 dependencyDidFinish()
-            } else if operation is Procedure, let queue = storage.withLock({ $0.queue }) {
-                // A dependency added while waiting may close a dependency cycle.
+            } else if let dependency = operation as? Procedure, let queue = storage.withLock({ $0.queue }) {
+                // A dependency added while waiting may close a dependency cycle, or be on no queue.
                 queue.cancelCycles(through: [self])
+                if dependency.isOnNoQueue { queue.watchForStrandedDependencies(of: self) }
             }
         case .tooLate(let state):
             log.warning(

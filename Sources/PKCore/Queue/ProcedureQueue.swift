@@ -357,6 +357,7 @@ public final class ProcedureQueue: @unchecked Sendable {
                 if arrival.hadEarlyDependents { cancelCycles(through: [procedure]) }
                 if arrival.releaseToken() { checkForStallSoon() }
             }
+            if arrival.waitsOnNoQueue { watchForStrandedDependencies(of: procedure) }
         }
         notify(.didAddProcedure) { $0.procedureQueue(self, didAddProcedure: procedure, context: context) }
         return true

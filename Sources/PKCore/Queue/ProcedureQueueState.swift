@@ -46,6 +46,9 @@ struct ProcedureQueueState {
     /// The group whose private queue this is (see ``ProcedureQueue/owningGroup``).
     weak var owningGroup: GroupProcedure?
     var stallCheckScheduled = false
+    /// Procedures that arrived with a dependency on no queue, looked at again after a delay (see
+    /// `ProcedureQueue+StrandedDependencies.swift`).
+    var strandedDependencies = StrandedDependencyWatch()
     /// Calls adding several procedures at once that are under way: a cycle check waits for them, since a cycle may
     /// run through procedures not added yet.
     var batchAdds = 0
