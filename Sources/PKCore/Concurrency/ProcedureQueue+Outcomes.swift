@@ -3,7 +3,7 @@ extension ProcedureQueue {
     /// Adds `procedures` and returns their outcomes as they finish.
     ///
     /// The procedures are added at once, so the queue's ``maxConcurrentOperationCount`` bounds how many run at a
-    /// time. Each outcome's result is read as ``run(_:)`` reads it. See ``ProcedureOutcomes`` for when the sequence
+    /// time. Each outcome's result is read as ``run(_:)->()`` reads it. See ``ProcedureOutcomes`` for when the sequence
     /// ends and how stopping early cancels what is left.
     public func outcomes<P: Procedure>(of procedures: [P]) -> ProcedureOutcomes<P, Void> {
         start(OutcomeChannel(procedures: procedures) { $0.finishedResult() })
@@ -25,7 +25,7 @@ extension ProcedureQueue {
     /// let pages = results.compactMap { try? $0.get() }
     /// ```
     ///
-    /// Each result is read as ``run(_:)`` reads it. Cancelling the awaiting Task cancels the procedures not
+    /// Each result is read as ``run(_:)->()`` reads it. Cancelling the awaiting Task cancels the procedures not
     /// finished yet (their results are then `CancellationError`, or the errors they finish with).
     public func results<P: OutputProcedure>(of procedures: [P]) async -> [Result<P.Output, any Error>]
     where P.Output: Sendable {

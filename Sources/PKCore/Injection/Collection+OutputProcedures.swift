@@ -18,7 +18,7 @@ extension Collection where Element: OutputProcedure, Element.Output: Sendable {
     /// order: the value of each that succeeded, the error of each that failed or was cancelled.
     ///
     /// Unlike ``gathered()``, failed or cancelled elements do not cancel it: it always executes once they have all
-    /// finished, and reads each result as ``ProcedureQueue/run(_:)`` would (`CancellationError` for a cancellation
+    /// finished, and reads each result as ``ProcedureQueue/run(_:)->()`` would (`CancellationError` for a cancellation
     /// without errors, the error, a ``ProcedureKitError/Context/multipleErrors`` error for several, the output's
     /// error, or ``ProcedureKitError/requirementNotSatisfied()`` for an output still pending). Add the elements and
     /// the gathering procedure to a queue.

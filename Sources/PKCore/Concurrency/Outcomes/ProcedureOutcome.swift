@@ -1,11 +1,11 @@
-/// A procedure that has finished, and how: what ``ProcedureQueue/outcomes(of:)`` delivers.
+/// A procedure that has finished, and how: what ``ProcedureQueue/outcomes(of:)->ProcedureOutcomes<P,P.Output>`` delivers.
 public struct ProcedureOutcome<P: Procedure, Value: Sendable>: Sendable {
     /// The procedure, finished.
     public let procedure: P
-    /// Its position in the procedures given to ``ProcedureQueue/outcomes(of:)``.
+    /// Its position in the procedures given to ``ProcedureQueue/outcomes(of:)->ProcedureOutcomes<P,P.Output>``.
     public let index: Int
     /// Its value (`Void` for a procedure without output), or why there is none, by the rules of
-    /// ``ProcedureQueue/run(_:)``: `CancellationError` for a cancellation without errors, the error when there is
+    /// ``ProcedureQueue/run(_:)->()``: `CancellationError` for a cancellation without errors, the error when there is
     /// one, a ``ProcedureKitError`` with context ``ProcedureKitError/Context/multipleErrors`` when there are several,
     /// then the output's error, or ``ProcedureKitError/requirementNotSatisfied()`` for an output still pending.
     public let result: Result<Value, any Error>
@@ -28,14 +28,14 @@ public struct ProcedureOutcome<P: Procedure, Value: Sendable>: Sendable {
 }
 
 extension Procedure {
-    /// The result of a finished procedure, read as ``ProcedureQueue/run(_:)`` reads it.
+    /// The result of a finished procedure, read as ``ProcedureQueue/run(_:)->()`` reads it.
     final func finishedResult() -> Result<Void, any Error> {
         Result { try throwIfUnsuccessful() }
     }
 }
 
 extension OutputProcedure {
-    /// The result of a finished output procedure, read as ``ProcedureQueue/run(_:)`` reads it.
+    /// The result of a finished output procedure, read as ``ProcedureQueue/run(_:)->()`` reads it.
     func finishedOutputResult() -> Result<Output, any Error> {
         Result {
             try throwIfUnsuccessful()

@@ -1,4 +1,4 @@
-/// Finished procedures, in the order they finish: the `AsyncSequence` ``ProcedureQueue/outcomes(of:)`` returns.
+/// Finished procedures, in the order they finish: the `AsyncSequence` ``ProcedureQueue/outcomes(of:)->ProcedureOutcomes<P,P.Output>`` returns.
 ///
 /// ```swift
 /// queue.maxConcurrentOperationCount = 4
