@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "GracefulShutdown", targets: ["GracefulShutdown"]),
         .executable(name: "CapabilityGate", targets: ["CapabilityGate"]),
         .executable(name: "NetworkFetch", targets: ["NetworkFetch"]),
+        .executable(name: "ServerQuickstart", targets: ["ServerQuickstart"]),
         .executable(name: "DurableFleet", targets: ["DurableFleet"]),
     ],
     // `Postgres` builds PKPostgres against the system's libpq (Debian: libpq-dev). Off by default, so that the
@@ -79,6 +80,9 @@ let package = Package(
             path: "Examples/CapabilityGate", swiftSettings: swiftSettings),
         .executableTarget(
             name: "NetworkFetch", dependencies: ["PKCore", "PKNetwork"], path: "Examples/NetworkFetch",
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ServerQuickstart", dependencies: ["PKCore", "PKObservers"], path: "Examples/ServerQuickstart",
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "DurableFleet", dependencies: ["PKCore", "PKObservers", "PKPostgres"], path: "Examples/DurableFleet",

@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-examples=(HelloProcedure ImagePipeline WeatherReport GracefulShutdown TraceDemo CapabilityGate NetworkFetch)
+examples=(HelloProcedure ImagePipeline WeatherReport GracefulShutdown TraceDemo CapabilityGate NetworkFetch
+    ServerQuickstart)
 
 scratch=()
 if [[ -n "${SCRATCH_PATH:-}" ]]; then scratch=(--scratch-path "$SCRATCH_PATH"); fi

@@ -46,10 +46,18 @@ extension Error {
         }
     }
 
-    /// `true` when this error means "cancelled" rather than "failed": `CancellationError`, `URLError.cancelled`,
-    /// or a ``ProcedureKitError`` for a cancelled Task, parent or dependency, or a shutdown; several errors are a
-    /// cancellation when each of them is.
+    /// `true` when this error means "cancelled" rather than "failed": every one of its root causes is a
+    /// cancellation (`CancellationError`, `URLError.cancelled`, or a ``ProcedureKitError`` for a cancelled Task,
+    /// parent or dependency, or a shutdown, carrying no error of its own). A dependency that was cancelled because
+    /// *its* dependency failed is not a cancellation: the failure is its root cause, and ``isDependencyFailure``
+    /// says how it arrived.
     public var isCancellation: Bool {
+        let causes = rootCauses
+        return !causes.isEmpty && causes.allSatisfy(\.isCancellationCause)
+    }
+
+    /// A root cause that means "cancelled".
+    private var isCancellationCause: Bool {
         if self is CancellationError { return true }
         if (self as? URLError)?.code == .cancelled { return true }
         guard let error = self as? ProcedureKitError else { return false }
@@ -57,8 +65,6 @@ extension Error {
         case .taskCancelled, .parentCancelledWithError, .dependencyCancelledWithError, .dependenciesCancelled,
             .shutdownRequested, .shutdownGracePeriodExpired:
             return true
-        case .multipleErrors:
-            return !error.underlyingErrors.isEmpty && error.underlyingErrors.allSatisfy(\.isCancellation)
         default:
             return false
         }
@@ -109,8 +115,12 @@ extension Array where Element == any Error {
     /// `TimeoutObserver` cancelled.
     public var isTimeout: Bool { contains(where: \.isTimeout) }
 
-    /// `true` when one of the errors is a cancellation (see `Error.isCancellation`).
-    public var isCancellation: Bool { contains(where: \.isCancellation) }
+    /// `true` when the errors mean "cancelled" rather than "failed": there is at least one, and every root cause is
+    /// a cancellation (see `Error.isCancellation`).
+    public var isCancellation: Bool {
+        let causes = rootCauses
+        return !causes.isEmpty && causes.allSatisfy(\.isCancellation)
+    }
 
     /// `true` when one of the errors says a dependency failed or was cancelled.
     public var isDependencyFailure: Bool { contains(where: \.isDependencyFailure) }
