@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// One contender's measured repetitions for a workload.
 struct Measurement {
@@ -66,4 +67,20 @@ func blockingAsync(_ body: @escaping @Sendable () async -> Void) {
         done.signal()
     }
     done.wait()
+}
+
+/// Runs `body` on a detached Task, blocks until it returns, and returns its value.
+func blockingAsyncValue<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) -> Value {
+    let returned = ReturnedValue<Value>()
+    blockingAsync {
+        let value = await body()
+        returned.value.withLock { $0 = value }
+    }
+    guard let value = returned.value.withLock({ $0 }) else { preconditionFailure("the Task returned no value") }
+    return value
+}
+
+/// Where ``blockingAsyncValue(_:)``'s Task leaves its value for the blocked thread.
+private final class ReturnedValue<Value: Sendable>: Sendable {
+    let value = Mutex<Value?>(nil)
 }

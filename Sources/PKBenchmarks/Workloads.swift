@@ -15,13 +15,16 @@ struct Sizes {
     let awaited: Int
     let groupChildren: Int
     let exclusive: Int
+    let fanOut: Int
 
     static let full = Sizes(
         independent: 100_000, chainShort: 10_000, chainLong: 100_000, foundationChains: [2_000, 8_000],
-        fanIn: 100_000, pendingForMemory: 1_000_000, awaited: 100_000, groupChildren: 10_000, exclusive: 10_000)
+        fanIn: 100_000, pendingForMemory: 1_000_000, awaited: 100_000, groupChildren: 10_000, exclusive: 10_000,
+        fanOut: 40_000)
     static let quick = Sizes(
         independent: 10_000, chainShort: 2_000, chainLong: 20_000, foundationChains: [1_000, 2_000],
-        fanIn: 10_000, pendingForMemory: 100_000, awaited: 10_000, groupChildren: 2_000, exclusive: 2_000)
+        fanIn: 10_000, pendingForMemory: 100_000, awaited: 10_000, groupChildren: 2_000, exclusive: 2_000,
+        fanOut: 4_000)
 }
 
 // MARK: - Contenders

@@ -6,7 +6,7 @@ extension ProcedureQueue {
     /// time. Each outcome's result is read as ``run(_:)->()`` reads it. See ``ProcedureOutcomes`` for when the sequence
     /// ends and how stopping early cancels what is left.
     public func outcomes<P: Procedure>(of procedures: [P]) -> ProcedureOutcomes<P, Void> {
-        start(OutcomeChannel(procedures: procedures) { $0.finishedResult() })
+        start(procedures) { $0.finishedResult() }
     }
 
     /// Adds `procedures` and returns their outcomes, with their output values, as they finish.
@@ -14,7 +14,7 @@ extension ProcedureQueue {
     /// As the plain form; a successful procedure's result is its output value, a failed output is a failure.
     public func outcomes<P: OutputProcedure>(of procedures: [P]) -> ProcedureOutcomes<P, P.Output>
     where P.Output: Sendable {
-        start(OutcomeChannel(procedures: procedures) { $0.finishedOutputResult() })
+        start(procedures) { $0.finishedOutputResult() }
     }
 
     /// Adds `procedures`, waits for all of them to finish and returns their results in the order given: the values
@@ -50,11 +50,12 @@ extension ProcedureQueue {
     }
 
     private func start<P: Procedure, Value: Sendable>(
-        _ channel: OutcomeChannel<P, Value>
+        _ procedures: [P], read: @escaping @Sendable (P) -> Result<Value, any Error>
     ) -> ProcedureOutcomes<P, Value> {
-        let sequence = ProcedureOutcomes(channel: channel)
+        let channel = OutcomeChannel(procedures: procedures)
+        let sequence = ProcedureOutcomes(channel: channel, procedures: procedures, read: read)
         channel.listen()
-        add(procedures: channel.procedures)
+        add(procedures: procedures)
         return sequence
     }
 }

@@ -1,18 +1,18 @@
-/// Carries finished procedures' outcomes to the consumers of a ``ProcedureOutcomes`` sequence.
+/// Carries the positions of finished procedures, in the order they finish, to the consumers of a
+/// ``ProcedureOutcomes`` sequence, which reads each outcome as it takes it.
 ///
 /// Each procedure gets an ``OutcomeSlot`` registered as its dependent (the queue's own way of hearing that a
 /// procedure finished, with no event-context step). Termination cancels the procedures not finished yet.
-final class OutcomeChannel<P: Procedure, Value: Sendable>: Sendable {
-    typealias Element = ProcedureOutcome<P, Value>
-
-    private let state: PKMutex<OutcomeChannelState<Element>>
+///
+// PERF(W19): not generic. Delivery runs on the queue's worker threads, from code the user's module does not
+// specialize; generic state here cost a runtime metadata lookup per call.
+final class OutcomeChannel: Sendable {
+    private let state: PKMutex<OutcomeChannelState<Int>>
     /// The procedures, in the order given; read-only.
-    let procedures: [P]
-    private let read: @Sendable (P) -> Result<Value, any Error>
+    let procedures: [Procedure]
 
-    init(procedures: [P], read: @escaping @Sendable (P) -> Result<Value, any Error>) {
+    init(procedures: [Procedure]) {
         self.procedures = procedures
-        self.read = read
         state = PKMutex(OutcomeChannelState(expecting: procedures.count))
     }
 
@@ -26,26 +26,24 @@ final class OutcomeChannel<P: Procedure, Value: Sendable>: Sendable {
 
     /// The procedure at `index` has finished.
     func deliver(index: Int) {
-        let procedure = procedures[index]
-        let outcome = ProcedureOutcome(procedure: procedure, index: index, result: read(procedure))
-        switch state.withLock({ $0.deliver(outcome) }) {
+        switch state.withLock({ $0.deliver(index) }) {
         case .none:
             break
-        case .resume(let consumer, let outcome):
-            consumer.resume(returning: outcome)
-        case .resumeLast(let consumer, let outcome, let others):
-            consumer.resume(returning: outcome)
+        case .resume(let consumer, let index):
+            consumer.resume(returning: index)
+        case .resumeLast(let consumer, let index, let others):
+            consumer.resume(returning: index)
             for other in others { other.resume(returning: nil) }
         }
     }
 
-    /// The next outcome, or `nil` once every one was taken or the channel was terminated. Cancelling the calling
-    /// Task terminates the channel.
-    func next() async -> Element? {
+    /// The position of the next procedure to finish, or `nil` once every one was taken or the channel was
+    /// terminated. Cancelling the calling Task terminates the channel.
+    func next() async -> Int? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
                 switch state.withLock({ $0.next(continuation) }) {
-                case .element(let outcome): continuation.resume(returning: outcome)
+                case .element(let index): continuation.resume(returning: index)
                 case .end: continuation.resume(returning: nil)
                 case .suspended: break
                 }
@@ -74,11 +72,11 @@ final class OutcomeChannel<P: Procedure, Value: Sendable>: Sendable {
 }
 
 /// One procedure's place in an ``OutcomeChannel``: told when the procedure finishes.
-final class OutcomeSlot<P: Procedure, Value: Sendable>: DependencyWaiter {
-    private let channel: OutcomeChannel<P, Value>
+final class OutcomeSlot: DependencyWaiter {
+    private let channel: OutcomeChannel
     private let index: Int
 
-    init(channel: OutcomeChannel<P, Value>, index: Int) {
+    init(channel: OutcomeChannel, index: Int) {
         self.channel = channel
         self.index = index
     }
@@ -90,10 +88,10 @@ final class OutcomeSlot<P: Procedure, Value: Sendable>: DependencyWaiter {
 
 /// Lives as long as a ``ProcedureOutcomes`` sequence or one of its iterators: when the last of them goes, the
 /// consumer is gone, and the channel is terminated.
-final class OutcomeConsumerLifetime<P: Procedure, Value: Sendable>: Sendable {
-    let channel: OutcomeChannel<P, Value>
+final class OutcomeConsumerLifetime: Sendable {
+    let channel: OutcomeChannel
 
-    init(channel: OutcomeChannel<P, Value>) {
+    init(channel: OutcomeChannel) {
         self.channel = channel
     }
 

@@ -23,33 +23,43 @@ public struct ProcedureOutcomes<P: Procedure, Value: Sendable>: AsyncSequence, S
     /// Iterating never throws: failures are in each outcome's ``ProcedureOutcome/result``.
     public typealias Failure = Never
 
-    private let lifetime: OutcomeConsumerLifetime<P, Value>
+    private let lifetime: OutcomeConsumerLifetime
+    private let procedures: [P]
+    private let read: @Sendable (P) -> Result<Value, any Error>
 
-    init(channel: OutcomeChannel<P, Value>) {
+    init(channel: OutcomeChannel, procedures: [P], read: @escaping @Sendable (P) -> Result<Value, any Error>) {
         lifetime = OutcomeConsumerLifetime(channel: channel)
+        self.procedures = procedures
+        self.read = read
     }
 
     /// Makes the iterator.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(lifetime: lifetime)
+        Iterator(sequence: self)
+    }
+
+    /// The outcome of the procedure at `index`, which has finished.
+    private func outcome(at index: Int) -> Element {
+        let procedure = procedures[index]
+        return ProcedureOutcome(procedure: procedure, index: index, result: read(procedure))
     }
 
     /// Takes outcomes as procedures finish.
     public struct Iterator: AsyncIteratorProtocol {
-        private let lifetime: OutcomeConsumerLifetime<P, Value>
+        private let sequence: ProcedureOutcomes
 
-        init(lifetime: OutcomeConsumerLifetime<P, Value>) {
-            self.lifetime = lifetime
+        init(sequence: ProcedureOutcomes) {
+            self.sequence = sequence
         }
 
         /// The next procedure to finish, or `nil` when every one was delivered or the consumer stopped early.
         public mutating func next() async -> Element? {
-            await lifetime.channel.next()
+            await sequence.lifetime.channel.next().map(sequence.outcome(at:))
         }
 
         /// The next procedure to finish; see ``next()``.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await lifetime.channel.next()
+            await sequence.lifetime.channel.next().map(sequence.outcome(at:))
         }
     }
 }

@@ -1,0 +1,86 @@
+import PKCore
+
+// W19: fanning out small pieces of CPU work, at most `width` at a time, and taking each value as it is done:
+// `ProcedureQueue.outcomes(of:)` (and `results(of:)`) against a task group that keeps `width` child tasks in flight.
+// Every contender returns the sum of the values, which the row checks, so none can skip the work or lose a value.
+
+/// Rounds of ``pieceOfWork(_:)``'s mix: about 0.75 µs of arithmetic on the 2-core benchmark machine.
+let pieceOfWorkRounds = 512
+
+/// One piece of W19's work: a value in `0..<65536` computed from `index` by a serial 64-bit mix (each round needs
+/// the previous one, so the compiler cannot fold or vectorise it away).
+@inline(never)
+func pieceOfWork(_ index: Int) -> Int {
+    var mixed = UInt64(truncatingIfNeeded: index) &+ 0x9E37_79B9_7F4A_7C15
+    for _ in 0..<pieceOfWorkRounds {
+        mixed ^= mixed >> 33
+        mixed &*= 0xFF51_AFD7_ED55_8CCD
+    }
+    return Int(truncatingIfNeeded: mixed >> 48)
+}
+
+/// The sum every W19 contender must return: the work done once, serially, on the calling thread.
+func fanOutExpectedSum(_ count: Int) -> Int {
+    (0..<count).reduce(0) { $0 &+ pieceOfWork($1) }
+}
+
+/// The procedures a user would write for synchronous work whose value is wanted: a `ResultProcedure` each.
+private func workProcedures(_ count: Int) -> [ResultProcedure<Int>] {
+    (0..<count).map { index in ResultProcedure { pieceOfWork(index) } }
+}
+
+/// `count` `ResultProcedure`s on a queue of width `width`, their values summed as they finish, from a Task, with
+/// `for await outcome in queue.outcomes(of:)`.
+func procedureQueueOutcomes(_ count: Int, width: Int) -> Int {
+    blockingAsyncValue {
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = width
+        var sum = 0
+        for await outcome in queue.outcomes(of: workProcedures(count)) {
+            sum &+= outcome.value ?? 0
+        }
+        return sum
+    }
+}
+
+/// As ``procedureQueueOutcomes(_:width:)``, with every value taken at the end from `await queue.results(of:)`.
+func procedureQueueResults(_ count: Int, width: Int) -> Int {
+    blockingAsyncValue {
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = width
+        let results = await queue.results(of: workProcedures(count))
+        return results.reduce(0) { $0 &+ ((try? $1.get()) ?? 0) }
+    }
+}
+
+/// The same procedures added from the calling thread and waited for with `waitUntilAllOperationsAreFinished()`,
+/// their outputs read afterwards: the procedures' own cost, with no Task, no channel and no continuation.
+func procedureQueueFanOutWaited(_ count: Int, width: Int) -> Int {
+    let queue = ProcedureQueue(maxConcurrentOperationCount: width)
+    let procedures = workProcedures(count)
+    queue.add(procedures: procedures)
+    queue.waitUntilAllOperationsAreFinished()
+    return procedures.reduce(0) { $0 &+ ($1.output.success ?? 0) }
+}
+
+/// The same work in a task group that keeps at most `width` child tasks in flight: `width` added, then one more
+/// each time one completes, its value summed.
+func taskGroupFanOut(_ count: Int, width: Int) -> Int {
+    blockingAsyncValue {
+        await withTaskGroup(of: Int.self) { group in
+            var started = 0
+            func startOne() {
+                let index = started
+                group.addTask { pieceOfWork(index) }
+                started += 1
+            }
+            while started < min(width, count) { startOne() }
+            var sum = 0
+            while let value = await group.next() {
+                sum &+= value
+                if started < count { startOne() }
+            }
+            return sum
+        }
+    }
+}
