@@ -9,11 +9,10 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct WaitDiagnosticsTests {
 
-    /// Signals when a warning mentioning `subsystem` is written.
-    final class WarningWaiter: LogWriter, Sendable {
+    /// Keeps the warnings written for `subsystem`.
+    final class WarningRecorder: LogWriter, Sendable {
         let subsystem: String
         private let lines = PKMutex<[String]>([])
-        private let written = DispatchSemaphore(value: 0)
 
         init(subsystem: String) {
             self.subsystem = subsystem
@@ -22,12 +21,6 @@ struct WaitDiagnosticsTests {
         func write(_ text: String, entry: LogEntry) {
             guard entry.severity == .warning, entry.subsystem == subsystem else { return }
             lines.withLock { $0.append(entry.message) }
-            written.signal()
-        }
-
-        func waitForWarning() -> String? {
-            written.wait()
-            return lines.withLock { $0.first }
         }
 
         var warnings: [String] { lines.withLock { $0 } }
@@ -35,26 +28,50 @@ struct WaitDiagnosticsTests {
 
     // MARK: - Stranded dependencies
 
-    @Test func aDependencyOnNoQueueIsReportedWithANamedWarning() {
+    @Test func aDependencyOnNoQueueIsReportedWithANamedWarning() async {
         let queue = ProcedureQueue()
         queue.name = "StrandedWarn-\(UUID().uuidString)"
-        queue.strandedDependencyPolicy = .warn(after: .milliseconds(20))
+        // A delay no test waits for: the check is made at once below, on this thread, as if the delay had passed
+        // (blocking a test thread while holding the global log settings would starve the cooperative pool).
+        queue.strandedDependencyPolicy = .warn(after: .seconds(3600))
         let load = ResultProcedure { 1 }
         load.name = "Load"
         let combine = BlockProcedure {}
         combine.name = "Combine"
         combine.addDependency(load)
-        let waiter = WarningWaiter(subsystem: queue.name!)
-        let warning = GlobalLogSettings.with(writer: waiter) { () -> String? in
-            queue.add(procedure: combine)
-            return waiter.waitForWarning()
+        queue.add(procedure: combine)
+        let recorder = WarningRecorder(subsystem: queue.name!)
+        GlobalLogSettings.with(writer: recorder) {
+            queue.checkForStrandedDependencies(now: .now + .seconds(3601))
         }
-        #expect(warning?.contains("Combine waits for Load, on no queue") == true)
+        #expect(recorder.warnings.count == 1)
+        #expect(recorder.warnings.first?.hasPrefix("Combine waits for Load, on no queue") == true)
         // Only a warning: adding the dependency late still lets the dependent run.
         #expect(!combine.isCancelled)
         queue.add(procedure: load)
-        combine.waitUntilFinished()
+        await combine.waitUntilFinished()
         PKExpectProcedureFinished(combine)
+    }
+
+    @Test func aProcedureIsLookedAtOnceItsDelayHasPassedAndNotBefore() {
+        var watch = StrandedDependencyWatch()
+        watch.policy = .warn(after: .seconds(10))
+        let start = ContinuousClock.now
+        let first = BlockProcedure {}
+        let second = BlockProcedure {}
+        #expect(watch.watch(first, now: start) == .seconds(10))
+        #expect(watch.watch(second, now: start + .seconds(4)) == nil)  // a check is scheduled already
+        let (early, _, nextEarly) = watch.takeDue(now: start + .seconds(5))
+        #expect(early.isEmpty && nextEarly == .seconds(5))
+        let (due, _, next) = watch.takeDue(now: start + .seconds(11))
+        #expect(due.map(\.identity) == [first.identity])
+        #expect(next == .seconds(3))
+        let (last, _, none) = watch.takeDue(now: start + .seconds(14))
+        #expect(last.map(\.identity) == [second.identity])
+        #expect(none == nil)
+        #expect(watch.watch(first, now: start + .seconds(20)) == .seconds(10))  // scheduling again
+        watch.policy = .ignore
+        #expect(watch.watch(second, now: start) == nil)
     }
 
     @Test func withTheCancelPolicyTheWaitingProcedureFailsWithATypedError() async {

@@ -57,8 +57,9 @@ extension ProcedureQueue {
         }
     }
 
-    private func checkForStrandedDependencies() {
-        let (due, policy, next) = state.withLock { $0.strandedDependencies.takeDue(now: ContinuousClock.now) }
+    /// Looks at the watched procedures whose delay has passed by `now` (tests pass a later instant to look at once).
+    func checkForStrandedDependencies(now: ContinuousClock.Instant = .now) {
+        let (due, policy, next) = state.withLock { $0.strandedDependencies.takeDue(now: now) }
         if let next { scheduleStrandedCheck(after: next) }
         let cancelling: Bool
         switch policy {
