@@ -2,7 +2,9 @@
 # Builds the example executables in release mode, with warnings as errors, and runs each one.
 #
 # Usage: Scripts/build-examples.sh
-# Set SCRATCH_PATH to build somewhere other than .build.
+# Set SCRATCH_PATH to build somewhere other than .build, and TRAITS (for example `Postgres`) to build with package
+# traits: CI builds the examples where, and as, Scripts/bench.sh then builds the benchmark, so the library is built
+# in release once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,15 +13,18 @@ examples=(HelloProcedure ImagePipeline WeatherReport GracefulShutdown TraceDemo 
 
 scratch=()
 if [[ -n "${SCRATCH_PATH:-}" ]]; then scratch=(--scratch-path "$SCRATCH_PATH"); fi
+traits=()
+if [[ -n "${TRAITS:-}" ]]; then traits=(--traits "$TRAITS"); fi
 
 step() { printf '\n==> %s\n' "$*"; }
 
 for example in "${examples[@]}"; do
     step "Build $example (release)"
-    swift build -c release ${scratch[@]+"${scratch[@]}"} --product "$example" -Xswiftc -warnings-as-errors
+    swift build -c release ${scratch[@]+"${scratch[@]}"} ${traits[@]+"${traits[@]}"} --product "$example" \
+        -Xswiftc -warnings-as-errors
 done
 
-bin_path="$(swift build -c release ${scratch[@]+"${scratch[@]}"} --show-bin-path)"
+bin_path="$(swift build -c release ${scratch[@]+"${scratch[@]}"} ${traits[@]+"${traits[@]}"} --show-bin-path)"
 
 for example in "${examples[@]}"; do
     step "Run $example"
