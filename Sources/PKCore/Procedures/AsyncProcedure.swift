@@ -29,14 +29,11 @@ open class AsyncProcedure: Procedure, @unchecked Sendable {
 
     /// Starts ``run()`` in a Task; do not override (override ``run()``).
     public final override func execute() {
-        task.start(for: self) { [self] in
-            do {
-                try await run()
-                finish()
-            } catch is CancellationError where isCancelled {
-                finish()
-            } catch {
+        task.start(for: self, { [self] in try await run() }) { [self] result, becauseCancelled in
+            if case .failure(let error) = result, !becauseCancelled {
                 finish(with: error)
+            } else {
+                finish()
             }
         }
     }

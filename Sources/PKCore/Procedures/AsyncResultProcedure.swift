@@ -59,16 +59,8 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
         case .callback(let block):
             block { [self] result in complete(with: result) }
         case .async(let block):
-            task.start(for: self) { [self] in
-                do {
-                    complete(with: .success(try await block()))
-                } catch is CancellationError where isCancelled {
-                    guard completed.claim() else { return }
-                    output = .ready(.failure(CancellationError()))
-                    finish()
-                } catch {
-                    complete(with: .failure(error))
-                }
+            task.start(for: self, block) { [self] result, becauseCancelled in
+                complete(with: result, recordingError: !becauseCancelled)
             }
         }
     }
@@ -77,11 +69,18 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
         task.cancel()
     }
 
-    private func complete(with result: ProcedureResult<Output>) {
+    /// Sets the output and finishes, once: with the failure's error, unless `recordingError` is `false` (a
+    /// `CancellationError` caused by cancelling the procedure).
+    private func complete(with result: ProcedureResult<Output>, recordingError: Bool = true) {
         guard completed.claim() else {
             log.verbose("completion called again; ignored")
             return
         }
-        finish(withResult: result)
+        if recordingError {
+            finish(withResult: result)
+        } else {
+            output = .ready(result)
+            finish()
+        }
     }
 }

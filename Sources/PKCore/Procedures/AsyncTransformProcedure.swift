@@ -78,16 +78,8 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
         case .callback(let transform):
             transform(value) { [self] result in complete(with: result) }
         case .async(let transform):
-            task.start(for: self) { [self] in
-                do {
-                    complete(with: .success(try await transform(value)))
-                } catch is CancellationError where isCancelled {
-                    guard completed.claim() else { return }
-                    output = .ready(.failure(CancellationError()))
-                    finish()
-                } catch {
-                    complete(with: .failure(error))
-                }
+            task.start(for: self, { try await transform(value) }) { [self] result, becauseCancelled in
+                complete(with: result, recordingError: !becauseCancelled)
             }
         }
     }
@@ -96,11 +88,18 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
         task.cancel()
     }
 
-    private func complete(with result: ProcedureResult<Output>) {
+    /// Sets the output and finishes, once: with the failure's error, unless `recordingError` is `false` (a
+    /// `CancellationError` caused by cancelling the procedure).
+    private func complete(with result: ProcedureResult<Output>, recordingError: Bool = true) {
         guard completed.claim() else {
             log.verbose("completion called again; ignored")
             return
         }
-        finish(withResult: result)
+        if recordingError {
+            finish(withResult: result)
+        } else {
+            output = .ready(result)
+            finish()
+        }
     }
 }
