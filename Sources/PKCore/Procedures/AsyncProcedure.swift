@@ -29,7 +29,8 @@ open class AsyncProcedure: Procedure, @unchecked Sendable {
 
     /// Starts ``run()`` in a Task; do not override (override ``run()``).
     public final override func execute() {
-        task.start(for: self, { [self] in try await run() }) { [self] result, becauseCancelled in
+        let body: @Sendable () async throws -> Void = { [self] in try await run() }
+        task.start(for: self, body) { [self] result, becauseCancelled in
             if case .failure(let error) = result, !becauseCancelled {
                 finish(with: error)
             } else {

@@ -78,7 +78,8 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
         case .callback(let transform):
             transform(value) { [self] result in complete(with: result) }
         case .async(let transform):
-            task.start(for: self, { try await transform(value) }) { [self] result, becauseCancelled in
+            let body: @Sendable () async throws -> Output = { try await transform(value) }
+            task.start(for: self, body) { [self] result, becauseCancelled in
                 complete(with: result, recordingError: !becauseCancelled)
             }
         }
