@@ -84,3 +84,41 @@ func taskGroupFanOut(_ count: Int, width: Int) -> Int {
         }
     }
 }
+
+/// The W19 workload: `count` pieces of work, 4 at a time, taken with `outcomes(of:)`, a task group, `results(of:)`,
+/// and added then waited for synchronously (the reference: no Task, no channel).
+///
+/// The target is on what the sequence adds: `outcomes(of:)` at most 1.5× the reference. Against the task group the
+/// procedures themselves cost 3.2–3.7× (a `ResultProcedure` is twice a `BlockProcedure`, mostly generic-metadata
+/// lookups in PKCore's unspecialised generic classes), and that ratio swings with the machine (the task group takes
+/// 1.0–2.5 µs per piece), so it is reported, not targeted. Measured (2-core machine, 2026-11-27): first version
+/// 1.53–1.71× the reference; with the channel made non-generic, 1.27–1.34×, and 4.1–4.8× the task group.
+func fanOutWorkload(count: Int) -> Workload {
+    let width = 4
+    let expected = fanOutExpectedSum(count)
+    func check(_ sum: Int) { precondition(sum == expected, "W19: a contender lost a value") }
+    let names = (
+        outcomes: "ProcedureQueue.outcomes(of:)", taskGroup: "TaskGroup(window 4)",
+        results: "ProcedureQueue.results(of:)", waited: "reference: add, then waitUntilAllOperationsAreFinished()"
+    )
+    return Workload(
+        id: "W19", title: "fan-out of \(count) small computations, \(width) at a time", operations: count,
+        contenders: [
+            (names.outcomes, { check(procedureQueueOutcomes(count, width: width)) }),
+            (names.taskGroup, { check(taskGroupFanOut(count, width: width)) }),
+            (names.results, { check(procedureQueueResults(count, width: width)) }),
+            (names.waited, { check(procedureQueueFanOutWaited(count, width: width)) }),
+        ],
+        target: { m in
+            let overReference = ratio(m, names.outcomes, names.waited)
+            let tg = ratio(m, names.outcomes, names.taskGroup)
+            let results = ratio(m, names.results, names.taskGroup)
+            let waited = ratio(m, names.waited, names.taskGroup)
+            return (
+                String(
+                    format: "≤1.5×reference (%.2f); vs TG %.2f (results(of:) %.2f, reference %.2f)", overReference,
+                    tg, results, waited),
+                overReference <= 1.5
+            )
+        })
+}

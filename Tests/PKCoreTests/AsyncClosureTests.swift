@@ -58,13 +58,25 @@ struct AsyncClosureTests {
         }
     }
 
+    /// Adds `procedure`, whose closure waits in ``waitForCancellation(_:)``, cancels it with `errors` once the closure
+    /// has started, and waits for it to finish: the closure must have seen the cancellation.
+    static func cancelWhileItsClosureWaits(
+        _ procedure: Procedure, _ sightings: Sightings, withErrors errors: [any Error] = []
+    ) async {
+        ProcedureQueue().add(procedure: procedure)
+        await sightings.waitUntilStarted()
+        procedure.cancel(withErrors: errors)
+        await procedure.waitUntilFinished()
+        #expect(sightings.didSeeCancellation)
+    }
+
     // MARK: - AsyncTransformProcedure
 
     @Test func asyncTransformOutputsWhatTheClosureReturns() async throws {
         let queue = ProcedureQueue()
         // The example, exactly: an explicitly `async throws` closure.
         let double = AsyncTransformProcedure<[Int], [Int]> { input async throws -> [Int] in
-            try await Task.sleep(for: .milliseconds(1))
+            await Task.yield()
             return input.map { $0 * 2 }
         }
         double.input = .ready([1, 2, 3])
@@ -102,18 +114,13 @@ struct AsyncClosureTests {
     }
 
     @Test func cancellingAnAsyncTransformCancelsItsTask() async throws {
-        let queue = ProcedureQueue()
         let sightings = Sightings()
         let transform = AsyncTransformProcedure<Int, Int> { value in
             try await Self.waitForCancellation(sightings)
             return value
         }
         transform.input = .ready(1)
-        queue.add(procedure: transform)
-        await sightings.waitUntilStarted()
-        transform.cancel()
-        await transform.waitUntilFinished()
-        #expect(sightings.didSeeCancellation)
+        await Self.cancelWhileItsClosureWaits(transform, sightings)
         PKExpectProcedureCancelled(transform)
         #expect(transform.output.error is CancellationError)
     }
@@ -130,30 +137,20 @@ struct AsyncClosureTests {
     // MARK: - The other async closure forms
 
     @Test func cancellingAnAsyncResultProcedureCancelsItsTask() async {
-        let queue = ProcedureQueue()
         let sightings = Sightings()
         let result = AsyncResultProcedure<Int> {
             try await Self.waitForCancellation(sightings)
             return 1
         }
-        queue.add(procedure: result)
-        await sightings.waitUntilStarted()
-        result.cancel()
-        await result.waitUntilFinished()
-        #expect(sightings.didSeeCancellation)
+        await Self.cancelWhileItsClosureWaits(result, sightings)
         PKExpectProcedureCancelled(result)
     }
 
     @Test func cancellingAnAsyncBlockProcedureCancelsItsTask() async {
-        let queue = ProcedureQueue()
         let sightings = Sightings()
         let block = AsyncBlockProcedure { try await Self.waitForCancellation(sightings) }
-        queue.add(procedure: block)
-        await sightings.waitUntilStarted()
         let error = TestError()
-        block.cancel(with: error)
-        await block.waitUntilFinished()
-        #expect(sightings.didSeeCancellation)
+        await Self.cancelWhileItsClosureWaits(block, sightings, withErrors: [error])
         PKExpectProcedureCancelledWithError(block, error)
     }
 
@@ -178,25 +175,20 @@ struct AsyncClosureTests {
     @Test func asyncMapTransformsEveryElementInOrder() async throws {
         let queue = ProcedureQueue()
         let map = AsyncMapProcedure<Int, String>(source: [3, 1, 2]) { value in
-            try await Task.sleep(for: .milliseconds(value))
+            for _ in 0..<value { await Task.yield() }
             return String(value)
         }
         #expect(try await queue.run(map) as [String] == ["3", "1", "2"])
     }
 
     @Test func cancellingAnAsyncMapStopsBeforeTheNextElement() async {
-        let queue = ProcedureQueue()
         let sightings = Sightings()
         let map = AsyncMapProcedure<Int, Int>(source: [1, 2, 3]) { value in
             sightings.transformedOne()
             if value == 2 { try await Self.waitForCancellation(sightings) }
             return value
         }
-        queue.add(procedure: map)
-        await sightings.waitUntilStarted()
-        map.cancel()
-        await map.waitUntilFinished()
-        #expect(sightings.didSeeCancellation)
+        await Self.cancelWhileItsClosureWaits(map, sightings)
         #expect(sightings.transformed == 2)
         PKExpectProcedureCancelled(map)
     }

@@ -8,12 +8,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct OutcomesTests {
 
-    /// A procedure that outputs `value` after `milliseconds`, or fails with `error`.
-    static func value(_ value: Int, after milliseconds: Int = 0, error: (any Error)? = nil)
-        -> AsyncResultProcedure<Int>
-    {
+    /// A procedure that outputs `value` after yielding `yields` times (so procedures finish in a mixed order), or
+    /// fails with `error`.
+    static func value(_ value: Int, after yields: Int = 0, error: (any Error)? = nil) -> AsyncResultProcedure<Int> {
         AsyncResultProcedure<Int> {
-            if milliseconds > 0 { try await Task.sleep(for: .milliseconds(milliseconds)) }
+            for _ in 0..<yields { await Task.yield() }
             if let error { throw error }
             return value
         }
@@ -68,7 +67,7 @@ struct OutcomesTests {
             AsyncResultProcedure<Int> {
                 tracker.enter()
                 defer { tracker.leave() }
-                try await Task.sleep(for: .milliseconds(2))
+                await Task.yield()
                 return index
             }
         }

@@ -114,9 +114,7 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
     /// finished with errors; A dependency was cancelled)"`. ``debugDescription`` gives the whole tree.
     public var description: String {
         guard !underlyingErrors.isEmpty else { return summary }
-        let nested = underlyingErrors.compactMap { $0 as? ProcedureKitError }.filter {
-            $0.context.wrapsCauses && !$0.underlyingErrors.isEmpty
-        }
+        let nested = wrappersAmongUnderlyingErrors
         guard context.wrapsCauses, !nested.isEmpty else {
             return summary + " (" + underlyingErrors.map { String(describing: $0) }.joined(separator: ", ") + ")"
         }
@@ -128,12 +126,17 @@ public struct ProcedureKitError: Error, Equatable, Sendable, CustomStringConvert
             let error = pending[next]
             next += 1
             if !through.contains(error.summary) { through.append(error.summary) }
-            pending += error.underlyingErrors.compactMap { $0 as? ProcedureKitError }.filter {
-                $0.context.wrapsCauses && !$0.underlyingErrors.isEmpty
-            }
+            pending += error.wrappersAmongUnderlyingErrors
         }
         let causes = rootCauses.map { String(describing: $0) }.joined(separator: ", ")
         return causes + " (" + summary + ", through: " + through.joined(separator: "; ") + ")"
+    }
+
+    /// The underlying errors that are themselves wrappers carrying errors (see `Error.rootCauses`).
+    private var wrappersAmongUnderlyingErrors: [ProcedureKitError] {
+        underlyingErrors.compactMap { $0 as? ProcedureKitError }.filter {
+            $0.context.wrapsCauses && !$0.underlyingErrors.isEmpty
+        }
     }
 
     /// The whole tree: the context, then every underlying error, nested errors in full.
