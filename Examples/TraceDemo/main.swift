@@ -1,12 +1,13 @@
 // A small pipeline recorded with PKObservers' TraceRecorder, written as a Trace Event Format file you can open in
 // Perfetto (https://ui.perfetto.dev, "Open trace file") or in Chrome at chrome://tracing ("Load").
 //
-//   swift run TraceDemo [path]        # writes ./trace.json unless a path is given
+//   swift run TraceDemo [path]        # writes ./trace.json (and ./trace-threads.json) unless a path is given
 //
 // The pipeline: load a configuration; a group downloads three files at once; decode waits for the group and
 // produces an index step; validate fails; publish, which needed validate to succeed, is cancelled; a long
 // prefetch is cancelled once decode no longer needs it. The trace shows one lane per procedure, arrows from each
-// dependency to its dependent and from the group to its children, and the failed and cancelled statuses.
+// dependency to its dependent and from the moments the group added its children, and the failed and cancelled
+// statuses. The second file lays the same trace out with a lane per thread, to show what ran in parallel.
 import Foundation
 import PKCore
 import PKObservers
@@ -56,6 +57,7 @@ struct ValidationError: Error, CustomStringConvertible {
 
 let path = CommandLine.arguments.dropFirst().first ?? "trace.json"
 let url = URL(fileURLWithPath: path)
+let threadsURL = URL(fileURLWithPath: url.deletingPathExtension().path + "-threads.json")
 
 Log.severity = .warning
 let recorder = TraceRecorder(name: "TraceDemo")
@@ -90,8 +92,9 @@ queue.waitUntilAllOperationsAreFinished()
 
 do {
     try recorder.writeTrace(to: url)
+    try recorder.writeTrace(to: threadsURL, lanes: .perThread)
 } catch {
-    print("Could not write \(url.path): \(error)")
+    print("Could not write the trace: \(error)")
     exit(1)
 }
 
@@ -101,8 +104,8 @@ for procedure in [configuration, downloads, decode, validate, publish, prefetch]
 print(
     """
 
-    Wrote \(url.path).
-    Open it in Perfetto: https://ui.perfetto.dev → "Open trace file" (nothing is uploaded; it runs in the browser),
-    or in Chrome: chrome://tracing → "Load". Each procedure has a lane of its own; click a slice to see its status,
-    errors, queue and thread, and follow the arrows from dependencies and from the group to its children.
+    Wrote \(url.path) (a lane per procedure) and \(threadsURL.path) (a lane per thread).
+    Open one in Perfetto: https://ui.perfetto.dev → "Open trace file" (nothing is uploaded; it runs in the browser),
+    or in Chrome: chrome://tracing → "Load". Click a slice to see its status, errors, queue and thread, and its
+    arrows: from each dependency to its dependent, and from the moments the group added its children.
     """)

@@ -30,7 +30,8 @@ protocol TraceLive: AnyObject, Sendable {
 /// table entry, and nothing copied at finish: three direct calls, each taking this object's own lock once.
 ///
 /// Thread-safe. `@unchecked Sendable`: ``liveSlot`` and ``registration`` are guarded by the lock of the recorder's
-/// shard number ``shard`` (see ``TraceShard``); everything else that changes is in `state`, behind its own mutex.
+/// shard number ``shard`` (see ``TraceShard``); everything else that changes is in `state`, behind its own lock (a
+/// leaf, ``TraceLockLevel/trace``).
 final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
 
     /// Whether the recorder numbered the procedure through this trace; decided under the shard's lock.
@@ -58,11 +59,17 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
         let at: UInt64
         let status: TraceRecord.Status
         let errors: [String]
+        let thread: UInt64
+        let inPlace: Bool
     }
 
+    /// What the trace knows so far. Each field is set once, by the event that learns it; `recorder` is let go of at
+    /// the finish.
+    // PERF(W13): optional fields updated in place, not an enum whose payloads each event would copy.
     struct State: Sendable {
         /// The recorder, until the procedure finishes.
         var recorder: TraceRecorder?
+        /// Set when the recorder numbered the procedure; never when it declined to.
         var details: Details?
         var startedAt: UInt64?
         var thread: UInt64?
@@ -80,7 +87,7 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
     var registration = Registration.pending
     /// The position in the shard's list of unfinished traces, or -1; guarded by the shard's lock.
     var liveSlot = -1
-    private let state: PKMutex<State>
+    private let state: TraceLock<State>
     /// The recorder's clock, read before taking `state`'s lock: an injected clock is user code (LOCKING.md, rule 1).
     private let time: ElapsedTime
 
@@ -89,7 +96,7 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
         time = recorder.time
         recorderSerial = recorder.serial
         self.shard = shard
-        state = PKMutex(State(recorder: recorder))
+        state = TraceLock(.trace, State(recorder: recorder))
     }
 
     /// Records what the recorder knew when it numbered the procedure.
@@ -101,7 +108,8 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
 
     func procedureWillExecute(_ procedure: Procedure) {
         let thread = SystemThreadID.current()
-        let now = time.nanoseconds()
+        ThreadExecuteMark.entering(ObjectIdentifier(procedure))
+        let now = time.traceNow()
         state.withLock { state in
             guard state.startedAt == nil, state.recorder != nil else { return }
             state.startedAt = now
@@ -111,7 +119,7 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
 
     func procedureDidCancel(_ procedure: Procedure, withErrors errors: [any Error]) {
         let described = TraceRecord.describe(errors)
-        let now = time.nanoseconds()
+        let now = time.traceNow()
         state.withLock { state in
             guard state.cancellation == nil, state.recorder != nil else { return }
             state.cancellation = TraceRecord.Cancellation(at: now, errors: described)
@@ -122,12 +130,15 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
         let described = TraceRecord.describe(errors)
         let cancelled = procedure.isCancelled
         let status: TraceRecord.Status = cancelled ? .cancelled : (described.isEmpty ? .finished : .failed)
-        let now = time.nanoseconds()
+        let thread = SystemThreadID.current()
+        let inPlace = ThreadExecuteMark.isLast(ObjectIdentifier(procedure))
+        let now = time.traceNow()
         // The recorder is moved out (released after the lock, and only after handing it this trace).
         let (recorder, eventCount) = state.withLock { state -> (TraceRecorder?, Int?) in
             guard let recorder = state.recorder.take() else { return (nil, nil) }
             guard let details = state.details else { return (recorder, nil) }
-            state.end = End(at: now, status: status, errors: described)
+            state.end = End(
+                at: now, status: status, errors: described, thread: thread, inPlace: inPlace && state.thread == thread)
             return (recorder, Self.eventCount(details, state))
         }
         guard let recorder, let eventCount else { return }
@@ -140,7 +151,7 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
     func finishedRecord() -> TraceRecord? {
         state.withLock { state in
             guard let details = state.details, let end = state.end else { return nil }
-            return record(details, state, endedAt: end.at, status: end.status, errors: end.errors)
+            return record(details, state, endedAt: end.at, status: end.status, errors: end.errors, end: end)
         }
     }
 
@@ -157,16 +168,19 @@ final class QueueTrace: ProcedureInstrument, TraceLive, @unchecked Sendable {
 
     /// What ``TraceRecord/eventCount`` will be for the finished record.
     private static func eventCount(_ details: Details, _ state: State) -> Int {
-        3 + (state.cancellation == nil ? 0 : 1) + 2 * details.dependents.count + (details.link == nil ? 0 : 2)
+        TraceRecord.eventCount(
+            cancelled: state.cancellation != nil, flows: details.dependents.count, linked: details.link != nil)
     }
 
     private func record(
-        _ details: Details, _ state: State, endedAt: UInt64, status: TraceRecord.Status, errors: [String]
+        _ details: Details, _ state: State, endedAt: UInt64, status: TraceRecord.Status, errors: [String],
+        end: End? = nil
     ) -> TraceRecord {
         TraceRecord(
             id: id, name: details.name, category: TypeNames.name(of: details.type), queue: details.queue,
             attachedOnEnqueue: true, link: details.link, attachedAt: details.attachedAt, startedAt: state.startedAt,
             endedAt: endedAt, thread: state.thread, cancellation: state.cancellation, status: status, errors: errors,
-            dependencies: [], dependents: details.dependents)
+            dependencies: [], dependents: details.dependents, finishThread: end?.thread,
+            finishedInPlace: end?.inPlace ?? false)
     }
 }

@@ -25,7 +25,7 @@ public final class TraceObserver: ProcedureObserver, TraceLive {
     /// there is no cycle.
     let recorder: TraceRecorder
     private let time: ElapsedTime
-    private let machine: PKMutex<TraceStateMachine>
+    private let machine: TraceLock<TraceStateMachine>
 
     /// Creates an observer recording into `recorder`.
     public convenience init(recorder: TraceRecorder) {
@@ -35,7 +35,7 @@ public final class TraceObserver: ProcedureObserver, TraceLive {
     init(recorder: TraceRecorder, setup: TraceStateMachine.Setup) {
         self.recorder = recorder
         time = recorder.time
-        machine = PKMutex(TraceStateMachine(setup: setup))
+        machine = TraceLock(.trace, TraceStateMachine(setup: setup))
     }
 
     // MARK: - ProcedureObserver
@@ -47,7 +47,7 @@ public final class TraceObserver: ProcedureObserver, TraceLive {
         case .declineSecondAttachment:
             procedure.log.warning("a TraceObserver traces one procedure; this attachment is not traced")
         case .register(let setup):
-            let now = time.nanoseconds()
+            let now = time.traceNow()
             let (id, registration) = recorder.register(procedure, observer: self)
             switch registration {
             case .registered(let category, let dependents):
@@ -66,19 +66,21 @@ public final class TraceObserver: ProcedureObserver, TraceLive {
 
     /// Records when the procedure started executing.
     public func will(execute procedure: Procedure, pendingExecute: PendingExecuteEvent) {
-        let now = time.nanoseconds()
+        let now = time.traceNow()
         machine.withLock { $0.willExecute(ObjectIdentifier(procedure), at: now) }
     }
 
-    /// Records the thread `execute()` ran on.
+    /// Records the thread `execute()` ran on, and marks it as this procedure's (see `ThreadExecuteMark`).
     public func did(execute procedure: Procedure) {
         let thread = SystemThreadID.current()
-        machine.withLock { $0.didExecute(ObjectIdentifier(procedure), thread: thread) }
+        let key = ObjectIdentifier(procedure)
+        ThreadExecuteMark.entering(key)
+        machine.withLock { $0.didExecute(key, thread: thread) }
     }
 
     /// Records when the procedure was cancelled, and with which errors.
     public func did(cancel procedure: Procedure, withErrors errors: [any Error]) {
-        let now = time.nanoseconds()
+        let now = time.traceNow()
         let described = TraceRecord.describe(errors)
         machine.withLock { $0.didCancel(ObjectIdentifier(procedure), at: now, errors: described) }
     }
@@ -86,18 +88,23 @@ public final class TraceObserver: ProcedureObserver, TraceLive {
     /// Attaches a linked observer to a procedure about to be added, unless the recorder traces it already.
     public func procedure(_ procedure: Procedure, willAdd newOperation: Operation) {
         guard let child = newOperation as? Procedure else { return }
-        let now = time.nanoseconds()
+        let now = time.traceNow()
+        let thread = SystemThreadID.current()
         let kind: TraceRecord.LinkKind = procedure is GroupProcedure ? .child : .produced
-        guard let link = machine.withLock({ $0.linkForChild(of: ObjectIdentifier(procedure), kind: kind, at: now) }),
+        guard
+            let link = machine.withLock({
+                $0.linkForChild(of: ObjectIdentifier(procedure), kind: kind, at: now, thread: thread)
+            }),
             !recorder.isTraced(child)
         else { return }
         child.addObserver(
             TraceObserver(recorder: recorder, setup: TraceStateMachine.Setup(attachedOnEnqueue: false, link: link)))
     }
 
-    /// Links the dependencies the procedure gained since it was attached, while it still holds them, and stops
-    /// waiting for the ones that were never traced.
+    /// Records when the procedure began to finish, links the dependencies it gained since it was attached (while it
+    /// still holds them), and stops waiting for the ones that were never traced.
     public func will(finish procedure: Procedure, withErrors errors: [any Error], pendingFinish: PendingFinishEvent) {
+        let now = time.traceNow()
         let key = ObjectIdentifier(procedure)
         guard let (id, links) = machine.withLock({ $0.linksToSettle(key) }) else { return }
         let gained = procedure.dependencies.filter { dependency in
@@ -105,17 +112,19 @@ public final class TraceObserver: ProcedureObserver, TraceLive {
         }
         let added = gained.isEmpty ? [] : recorder.identifiers(of: gained)
         if !links.awaiting.isEmpty { recorder.withdrawInterests(in: links.awaiting, from: id) }
-        machine.withLock { $0.willFinish(key, addedDependencies: added) }
+        machine.withLock { $0.willFinish(key, addedDependencies: added, at: now) }
     }
 
     /// Records when and how the procedure finished, and hands its record to the recorder.
     public func did(finish procedure: Procedure, withErrors errors: [any Error]) {
-        let now = time.nanoseconds()
+        let now = time.traceNow()
         let key = ObjectIdentifier(procedure)
+        let thread = SystemThreadID.current()
+        let inPlace = ThreadExecuteMark.isLast(key)
         let described = TraceRecord.describe(errors)
         let cancelled = procedure.isCancelled
         let action = machine.withLock {
-            $0.didFinish(key, at: now, errors: described, cancelled: cancelled)
+            $0.didFinish(key, at: now, errors: described, cancelled: cancelled, thread: thread, inPlace: inPlace)
         }
         switch action {
         case .none:

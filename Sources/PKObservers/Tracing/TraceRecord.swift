@@ -1,5 +1,6 @@
-/// What a trace keeps of one procedure: enough to write its slice, its instants, its lane's name and the flows
-/// that end on it. Times are nanoseconds since the recorder was created.
+/// What a trace keeps of one procedure: the facts its recorder saw, as times and numbers. What is drawn from them
+/// (where each slice begins and ends, which arrows can be drawn) is decided when the file is written, from every
+/// record at once (``TraceTimeline``). Times are nanoseconds since the recorder was created.
 struct TraceRecord: Sendable, Equatable {
 
     /// How the procedure ended, as written in the slice's `args.status`.
@@ -19,11 +20,13 @@ struct TraceRecord: Sendable, Equatable {
         case produced
     }
 
-    /// The procedure that added this one, and when.
+    /// The procedure that added this one, when, and on which thread.
     struct Link: Sendable, Equatable {
         let kind: LinkKind
         let parent: UInt64
         let at: UInt64
+        /// The operating-system id of the thread that added it.
+        let thread: UInt64
     }
 
     /// When the procedure was cancelled, and with which errors (described).
@@ -32,7 +35,7 @@ struct TraceRecord: Sendable, Equatable {
         let errors: [String]
     }
 
-    /// The recorder's number for the procedure; also its lane (`tid`).
+    /// The recorder's number for the procedure; also its lane (`tid`) in a trace with a lane per procedure.
     let id: UInt64
     let name: String
     /// The procedure's type name, the slice's `cat`.
@@ -42,10 +45,11 @@ struct TraceRecord: Sendable, Equatable {
     let attachedOnEnqueue: Bool
     let link: Link?
     let attachedAt: UInt64
-    /// When it was about to execute; `nil` when it never executed.
+    /// When it was about to execute; `nil` when it never executed (or its start was missed).
     let startedAt: UInt64?
+    /// When it finished (its DidFinish event), or, for a record written before it finished, when the trace was.
     let endedAt: UInt64
-    /// The operating-system id of the thread `execute()` ran on.
+    /// The operating-system id of the thread `execute()` ran on; `nil` when it never executed.
     let thread: UInt64?
     let cancellation: Cancellation?
     let status: Status
@@ -54,20 +58,29 @@ struct TraceRecord: Sendable, Equatable {
     let dependencies: [UInt64]
     /// ...and of the traced dependents that were traced before this procedure was (flows start here).
     let dependents: [UInt64]
+    /// When its WillFinish event ran (it had begun to finish, and its dependents were not yet told); known only for
+    /// a procedure traced by a ``TraceObserver``.
+    var finishingAt: UInt64?
+    /// The operating-system id of the thread it finished on.
+    var finishThread: UInt64?
+    /// Whether it finished on its `execute()` thread before that thread started another procedure: the thread was
+    /// its own from start to finish (see ``ThreadExecuteMark``).
+    var finishedInPlace = false
 
-    /// Where the slice begins: at `execute()`; for a procedure that never executed, when it was cancelled (or
-    /// when it finished); for one still waiting when the trace was written, when it was attached.
-    var beganAt: UInt64 {
-        if let startedAt { return min(startedAt, endedAt) }
-        if status == .unfinished { return min(attachedAt, endedAt) }
-        if let cancellation { return min(max(cancellation.at, attachedAt), endedAt) }
-        return endedAt
+    /// Whether `execute()` ran (or was running when the trace was written).
+    var executed: Bool { startedAt != nil || thread != nil }
+
+    /// The most events this record writes, in either kind of lanes: its lane's name, its slice, its attach instant,
+    /// a cancel instant, two events per dependency flow it holds, and for the procedure that added it a marker and
+    /// a flow.
+    var eventCount: Int {
+        Self.eventCount(
+            cancelled: cancellation != nil, flows: dependencies.count + dependents.count, linked: link != nil)
     }
 
-    /// The most events this record writes: its lane's name, its slice, its attach instant, a cancel instant, and
-    /// two events per flow it holds.
-    var eventCount: Int {
-        3 + (cancellation == nil ? 0 : 1) + 2 * (dependencies.count + dependents.count) + (link == nil ? 0 : 2)
+    /// ``eventCount`` from its parts.
+    static func eventCount(cancelled: Bool, flows: Int, linked: Bool) -> Int {
+        3 + (cancelled ? 1 : 0) + 2 * flows + (linked ? 3 : 0)
     }
 
     /// Error descriptions are kept short and few, so one procedure cannot fill the trace.

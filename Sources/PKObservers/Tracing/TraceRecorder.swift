@@ -15,13 +15,15 @@ import Synchronization
 /// try recorder.writeTrace(to: URL(fileURLWithPath: "trace.json"))
 /// ```
 ///
-/// or to one procedure with a ``TraceObserver``. Each procedure becomes a slice on a lane (track) of its own,
-/// from the moment it started executing to the moment it finished, named after the procedure, with its type as
-/// category and its status (`finished`, `failed`, `cancelled`, or `unfinished` when the trace is written before
-/// it finished), errors, queue and the operating-system id of the thread that executed it as arguments. Instants
-/// mark when it was enqueued (or attached) and cancelled. Flow arrows lead from each dependency to its dependent,
-/// and from a group (or a procedure producing an operation) to the procedures it added, so you can see why
-/// something waited.
+/// or to one procedure with a ``TraceObserver``. By default each procedure gets a lane (track) of its own, named after
+/// it, holding one slice from the moment it started executing to the moment it finished, with its type as category
+/// and its status (`finished`, `failed`, `cancelled`, or `unfinished` when the trace is written before it finished),
+/// errors, queue and the operating-system id of the thread that executed it as arguments. Instants mark when it was
+/// enqueued (or attached) and cancelled; a short mark on a group's lane shows each moment it added a child. Flow
+/// arrows lead from each dependency's end to its dependent's start, and from the moment a group (or a procedure
+/// producing an operation) added a procedure to that procedure's start, so you can see why something waited. Pass
+/// ``Lanes/perThread`` to ``traceData(lanes:)`` or ``writeTrace(to:lanes:)`` for a lane per thread instead, which
+/// shows what ran in parallel.
 ///
 /// Memory is bounded: the recorder keeps the most recent procedures whose events fit in ``maximumEventCount``;
 /// older ones are dropped and counted (`droppedEvents`, `droppedProcedures` in the trace's `otherData`). It holds
@@ -31,8 +33,8 @@ import Synchronization
 /// times. A queue without a recorder pays nothing. Thread-safe: procedures may run and the trace may be written
 /// from any threads at once.
 ///
-/// Locks: each shard's lock is taken alone, or before a procedure's own lock (reading its instrument) or a
-/// `QueueTrace`'s; no procedure or trace lock is held while a shard's is taken.
+/// Locks: see `TraceLockLevel` (a shard's lock, then a procedure's own; a procedure's trace is a leaf), checked in
+/// debug builds.
 public final class TraceRecorder: ProcedureQueueObserver {
 
     /// The default for ``maximumEventCount``: a million events (about 330,000 procedures), about 80 MB of records
@@ -56,8 +58,22 @@ public final class TraceRecorder: ProcedureQueueObserver {
 
     /// One shard and its lock.
     private final class Shard: Sendable {
-        let state: PKMutex<TraceShard>
-        init(capacity: Int) { state = PKMutex(TraceShard(capacity: capacity)) }
+        let state: TraceLock<TraceShard>
+        init(capacity: Int) { state = TraceLock(.shard, TraceShard(capacity: capacity)) }
+    }
+
+    /// How a written trace lays out its lanes (tracks).
+    public enum Lanes: Sendable, Equatable {
+        /// A lane per procedure, named after it, holding its slice from start to finish, its instants, and marks
+        /// where it added children: procedures overlap freely in time, and slices on one lane must nest. The
+        /// default.
+        case perProcedure
+        /// A lane per operating-system thread (named by the viewer after its id), holding what each procedure did
+        /// there: a procedure that finished on the thread that executed it, before that thread started another, is
+        /// a slice from start to finish; any other (one that finished later, elsewhere) is a mark where it started
+        /// and a mark where it finished. Procedures that never executed are a mark where they finished; enqueue
+        /// and cancel instants are left out.
+        case perThread
     }
 
     /// Creates a recorder.
@@ -82,11 +98,12 @@ public final class TraceRecorder: ProcedureQueueObserver {
     // MARK: - ProcedureQueueObserver
 
     /// Traces each procedure as it is added to an observed queue: one with neither dependencies nor conditions,
-    /// and not a group, through a ``QueueTrace`` (PKCore's instrument hook); any other through a ``TraceObserver``.
+    /// and not a group, through a `QueueTrace` (PKCore's instrument hook); any other through a ``TraceObserver``.
     public func procedureQueue(
         _ queue: ProcedureQueue, willAddProcedure procedure: Procedure, context: (any Sendable)?
     ) {
         // PERF(W13): most procedures need no observer (see QueueTrace): a fraction of the cost of one.
+        // (The `make` closure runs under the procedure's lock: it numbers the trace with an atomic and takes no lock.)
         if !(procedure is GroupProcedure) {
             let shard = shardIndex(of: procedure)
             var made: QueueTrace?
@@ -107,8 +124,9 @@ public final class TraceRecorder: ProcedureQueueObserver {
     // MARK: - Writing the trace
 
     /// The trace so far, as Trace Event Format JSON (the object form, with `traceEvents`, `displayTimeUnit` and
-    /// `otherData`). Procedures still running are included with the status `unfinished`, up to the event budget.
-    public func traceData() -> Data {
+    /// `otherData`), with its lanes laid out as `lanes` says. Procedures still running are included with the
+    /// status `unfinished`, up to the event budget.
+    public func traceData(lanes: Lanes = .perProcedure) -> Data {
         var kept: [TraceRecord] = []
         var dropped = (events: 0, procedures: 0)
         var unfinishedTraces: [any TraceLive] = []
@@ -128,18 +146,18 @@ public final class TraceRecorder: ProcedureQueueObserver {
             unfinishedTraces += live as [any TraceLive]
         }
         if shards.count > 1 { kept.sort { $0.id < $1.id } }
-        let now = time.nanoseconds()
+        let now = time.traceNow()
         let unfinished = unfinishedTraces.compactMap { $0.unfinishedRecord(at: now) }.sorted { $0.id < $1.id }
         let document = TraceDocument(
             processName: name, processID: SystemThreadID.process(), maximumEventCount: maximumEventCount,
             finished: kept, unfinished: unfinished, droppedEvents: dropped.events,
             droppedProcedures: dropped.procedures)
-        return Data(document.encoded())
+        return Data(document.encoded(lanes: lanes))
     }
 
-    /// Writes ``traceData()`` to `url`, replacing any file there.
-    public func writeTrace(to url: URL) throws {
-        try traceData().write(to: url, options: .atomic)
+    /// Writes ``traceData(lanes:)`` to `url`, replacing any file there.
+    public func writeTrace(to url: URL, lanes: Lanes = .perProcedure) throws {
+        try traceData(lanes: lanes).write(to: url, options: .atomic)
     }
 
     /// The events dropped so far to stay within ``maximumEventCount`` (the finished procedures' events only).
@@ -151,11 +169,13 @@ public final class TraceRecorder: ProcedureQueueObserver {
 
     /// Numbers `procedure`, traced by `trace`, unless this recorder traces it already (then `trace` records nothing).
     private func register(_ procedure: Procedure, trace: QueueTrace, queue: String?, producer: Procedure?) {
-        let now = time.nanoseconds()
+        let now = time.traceNow()
         let name = procedure.procedureName
         var link: TraceRecord.Link?
         if let producer, let parent = identifier(of: producer) {
-            link = TraceRecord.Link(kind: producer is GroupProcedure ? .child : .produced, parent: parent, at: now)
+            link = TraceRecord.Link(
+                kind: producer is GroupProcedure ? .child : .produced, parent: parent, at: now,
+                thread: SystemThreadID.current())
         }
         let outcome = shards[trace.shard].state.withLock { $0.register(trace, procedure: ObjectIdentifier(procedure)) }
         switch outcome {
@@ -189,7 +209,8 @@ public final class TraceRecorder: ProcedureQueueObserver {
     /// to hear if they are traced later.
     func links(toDependenciesOf procedure: Procedure, id: UInt64) -> TraceStateMachine.Links {
         var links = TraceStateMachine.Links()
-        for dependency in procedure.dependencies where dependency is Procedure {
+        let dependencies = TraceLockOrder.enteringProcedureLock { procedure.dependencies }
+        for dependency in dependencies where dependency is Procedure {
             let key = ObjectIdentifier(dependency)
             links.seen.append(key)
             if let traced = identifier(of: dependency, orInterestFrom: id) {
@@ -228,9 +249,11 @@ public final class TraceRecorder: ProcedureQueueObserver {
         }
     }
 
-    /// `procedure`'s queue trace, if it has one of this recorder's.
+    /// `procedure`'s queue trace, if it has one of this recorder's. Takes the procedure's lock (called under a
+    /// shard's, the one nesting ``TraceLockLevel`` allows).
     private func queueTrace(of procedure: Procedure) -> QueueTrace? {
-        guard let trace = procedure.instrument as? QueueTrace, trace.recorderSerial == serial else { return nil }
+        let instrument = TraceLockOrder.enteringProcedureLock { procedure.instrument }
+        guard let trace = instrument as? QueueTrace, trace.recorderSerial == serial else { return nil }
         return trace
     }
 

@@ -29,38 +29,49 @@ struct TraceDocumentTests {
         #expect(parsed == [original])
     }
 
-    static func record(_ id: UInt64, begin: UInt64?, end: UInt64) -> TraceRecord {
-        TraceRecord(
-            id: id, name: "P\(id)", category: "Test", queue: nil, attachedOnEnqueue: true, link: nil, attachedAt: 0,
-            startedAt: begin, endedAt: end, thread: nil, cancellation: nil, status: .finished, errors: [],
-            dependencies: [], dependents: [])
+    static func document(_ records: [TraceRecord]) -> ParsedTrace? {
+        let document = TraceDocument(
+            processName: "Test", processID: 1, maximumEventCount: 1000, finished: records, unfinished: [],
+            droppedEvents: 0, droppedProcedures: 0)
+        return ParsedTrace(Data(document.encoded()))
     }
 
-    @Test func flowEventsSitStrictlyInsideTheirSlices() {
-        let long = Self.record(1, begin: 10_000, end: 20_000)
-        #expect(TraceDocument.insideEnd(of: long) == 19_500)
-        #expect(TraceDocument.inside(long, near: 10_000) == 10_500)
-        #expect(TraceDocument.inside(long, near: 15_000) == 15_000)
-        #expect(TraceDocument.inside(long, near: 90_000) == 19_500)
-        let short = Self.record(2, begin: 100, end: 300)
-        #expect(TraceDocument.insideEnd(of: short) == 200)
-        #expect(TraceDocument.inside(short, near: 0) == 200)
-        let empty = Self.record(3, begin: 50, end: 50)
-        #expect(TraceDocument.insideEnd(of: empty) == 50)
-        #expect(TraceDocument.inside(empty, near: 0) == 50)
-    }
-
-    @Test func aProcedureThatNeverExecutedBeginsAtItsCancellation() {
+    /// A procedure cancelled while it waited, at the very moment its dependency's slice ended: its slice, its
+    /// arrow's finish and its cancel instant share one time. The arrow still binds to its slice, not the instant,
+    /// because the instant is written after it.
+    @Test func flowEventsAtTheTimeOfAnInstantStillBindToTheirSlice() throws {
+        let dependency = TraceRecord(
+            id: 1, name: "Dependency", category: "Test", queue: nil, attachedOnEnqueue: true, link: nil, attachedAt: 0,
+            startedAt: 10, endedAt: 20, thread: 7, cancellation: nil, status: .finished, errors: [], dependencies: [],
+            dependents: [])
         let cancelled = TraceRecord(
-            id: 1, name: "P", category: "Test", queue: nil, attachedOnEnqueue: true, link: nil, attachedAt: 10,
-            startedAt: nil, endedAt: 40, thread: nil, cancellation: TraceRecord.Cancellation(at: 25, errors: []),
-            status: .cancelled, errors: [], dependencies: [], dependents: [])
-        #expect(cancelled.beganAt == 25)
-        let unfinished = TraceRecord(
-            id: 2, name: "P", category: "Test", queue: nil, attachedOnEnqueue: true, link: nil, attachedAt: 10,
-            startedAt: nil, endedAt: 40, thread: nil, cancellation: nil, status: .unfinished, errors: [],
-            dependencies: [], dependents: [])
-        #expect(unfinished.beganAt == 10)
+            id: 2, name: "Cancelled", category: "Test", queue: nil, attachedOnEnqueue: true, link: nil, attachedAt: 0,
+            startedAt: nil, endedAt: 20, thread: nil, cancellation: TraceRecord.Cancellation(at: 20, errors: []),
+            status: .cancelled, errors: [], dependencies: [1], dependents: [])
+        let trace = try #require(Self.document([dependency, cancelled]))
+        #expect(trace.viewerProblems == [])
+        #expect(trace.arrows("dependency").map { "\($0.from)→\($0.to)" } == ["Dependency→Cancelled"])
+    }
+
+    /// Marks made in one instant by a procedure whose slice begins then too (a clock that did not move): each
+    /// arrow leaves its own mark.
+    @Test func marksAtTheBeginningOfTheirParentsSliceEachBindTheirOwnArrow() throws {
+        let parent = TraceRecord(
+            id: 1, name: "Group", category: "Test", queue: nil, attachedOnEnqueue: true, link: nil, attachedAt: 0,
+            startedAt: 10, endedAt: 50, thread: 7, cancellation: nil, status: .finished, errors: [], dependencies: [],
+            dependents: [])
+        let children = (2...3).map { id in
+            TraceRecord(
+                id: id, name: "Child \(id)", category: "Test", queue: nil, attachedOnEnqueue: false,
+                link: TraceRecord.Link(kind: .child, parent: 1, at: 10, thread: 7), attachedAt: 10, startedAt: 10 + id,
+                endedAt: 40, thread: 8, cancellation: nil, status: .finished, errors: [], dependencies: [],
+                dependents: [])
+        }
+        let trace = try #require(Self.document([parent] + children))
+        #expect(trace.viewerProblems == [])
+        #expect(
+            trace.arrows("child").map { "\($0.from)→\($0.to)" }.sorted()
+                == ["add Child 2→Child 2", "add Child 3→Child 3"])
     }
 
     @Test func errorDescriptionsAreBounded() {

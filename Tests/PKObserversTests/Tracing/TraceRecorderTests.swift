@@ -32,11 +32,11 @@ struct TraceRecorderTests {
     @Test func everyProcedureAddedToTheQueueIsRecorded() throws {
         let procedures = (0..<20).map { TestProcedure(name: "Step \($0)") }
         let trace = try #require(run(procedures))
-        #expect(trace.structuralProblems == [])
-        #expect(Set(trace.slices.map(\.name)) == Set(procedures.map(\.procedureName)))
-        #expect(trace.slices.count == 20)
-        #expect(trace.slices.allSatisfy { $0.status == "finished" && $0.cat == "TestProcedure" })
-        #expect(trace.slices.allSatisfy { $0.args["queue"] as? String == "recorded" })
+        #expect(trace.viewerProblems == [])
+        #expect(Set(trace.procedureSlices.map(\.name)) == Set(procedures.map(\.procedureName)))
+        #expect(trace.procedureSlices.count == 20)
+        #expect(trace.procedureSlices.allSatisfy { $0.status == "finished" && $0.cat == "TestProcedure" })
+        #expect(trace.procedureSlices.allSatisfy { $0.args["queue"] as? String == "recorded" })
         #expect(trace.phase("i").filter { $0.name == "enqueued" }.count == 20)
         #expect(trace.phase("M").first { $0.name == "process_name" }?.args["name"] as? String == "Tests")
         #expect(trace.displayTimeUnit == "ms")
@@ -72,32 +72,33 @@ struct TraceRecorderTests {
         queue.add(procedure: procedure)
         waitForAll(procedure)
         let trace = try #require(ParsedTrace(recorder.traceData()))
-        let slice = try #require(trace.slice("Timed"))
+        let slice = try #require(trace.procedure("Timed"))
         #expect(slice.ts == 3_000_000)
         #expect(slice.dur == 500_000)
         #expect(trace.phase("i").first { $0.name == "enqueued" }?.ts == 1_000_000)
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
     }
 
-    @Test func theRealThreadIdIsAnArgumentAndTheLaneIsTheProceduresOwn() throws {
+    @Test func theRealThreadIdIsAnArgumentAndTheLaneIsTheProceduresOwnNamedAfterIt() throws {
         let procedures = (0..<4).map { TestProcedure(name: "Worker \($0)") }
         let trace = try #require(run(procedures))
-        let lanes = trace.slices.compactMap(\.tid)
+        let lanes = trace.procedureSlices.compactMap(\.tid)
         #expect(Set(lanes).count == 4)
-        let threads = trace.slices.compactMap { ($0.args["thread"] as? NSNumber)?.intValue }
+        let threads = trace.procedureSlices.compactMap { ($0.args["thread"] as? NSNumber)?.intValue }
         #expect(threads.count == 4)
         #expect(threads.allSatisfy { $0 > 0 })
-        // Lanes are named after their procedure.
-        for slice in trace.slices {
+        // Lanes are named after their procedure, without its number: a viewer shows the lane's number (its tid)
+        // after the name already.
+        for slice in trace.procedureSlices {
             let name = trace.phase("M").first { $0.name == "thread_name" && $0.tid == slice.tid }?.args["name"]
-            #expect((name as? String)?.hasPrefix(slice.name) == true)
+            #expect(name as? String == slice.name)
         }
     }
 
     @Test func aFailedProcedureCarriesItsErrors() throws {
         let failing = TestProcedure(name: "Failing", error: TestFailure(description: "disk full"))
         let trace = try #require(run([failing]))
-        let slice = try #require(trace.slice("Failing"))
+        let slice = try #require(trace.procedure("Failing"))
         #expect(slice.status == "failed")
         #expect(slice.errors == ["disk full"])
     }
@@ -113,15 +114,15 @@ struct TraceRecorderTests {
         waitForAll(running, waiting)
         waitUntilEmpty(queue)
         let trace = try #require(ParsedTrace(recorder.traceData()))
-        let slice = try #require(trace.slice("Waiting"))
+        let slice = try #require(trace.procedure("Waiting"))
         #expect(slice.status == "cancelled")
         #expect(slice.args["executed"] as? Bool == false)
         #expect(slice.errors == ["not needed"])
         let cancelled = trace.phase("i").filter { $0.name == "cancelled" }
         #expect(cancelled.map(\.tid) == [slice.tid])
         #expect(cancelled.first?.errors == ["not needed"])
-        #expect(trace.slice("Running")?.status == "finished")
-        #expect(trace.structuralProblems == [])
+        #expect(trace.procedure("Running")?.status == "finished")
+        #expect(trace.viewerProblems == [])
     }
 
     @Test func aProcedureStillRunningIsWrittenAsUnfinished() throws {
@@ -136,15 +137,15 @@ struct TraceRecorderTests {
         let trace = try #require(ParsedTrace(recorder.traceData()))
         gate.signal()
         waitForAll(running)
-        #expect(trace.slice("Running")?.status == "unfinished")
+        #expect(trace.procedure("Running")?.status == "unfinished")
         #expect(trace.otherNumber("unfinishedProcedures") == 1)
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
     }
 
     @Test func namesAreEscaped() throws {
         let name = "quote \" backslash \\ newline \n tab \t bell \u{7} café ✓"
         let trace = try #require(run([TestProcedure(name: name)]))
-        #expect(trace.slices.map(\.name) == [name])
+        #expect(trace.procedureSlices.map(\.name) == [name])
     }
 
     // MARK: - Flows
@@ -157,7 +158,7 @@ struct TraceRecorderTests {
         third.addDependency(second)
         third.addDependency(first)
         let trace = try #require(run([first, second, third]))
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
         let links = trace.links("dependency").map { "\($0.from ?? -1)→\($0.to ?? -1)" }
         let lane = { (name: String) in trace.lane(name) ?? -2 }
         #expect(
@@ -174,7 +175,7 @@ struct TraceRecorderTests {
         let dependent = TestProcedure(name: "Dependent")
         dependent.addDependency(dependency)
         let trace = try #require(run([dependent, dependency]))
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
         #expect(trace.links("dependency").map(\.from) == [trace.lane("Dependency")])
         #expect(trace.links("dependency").map(\.to) == [trace.lane("Dependent")])
     }
@@ -186,7 +187,7 @@ struct TraceRecorderTests {
         let dependent = TestProcedure(name: "Dependent")
         dependent.addDependency(dependency)
         let trace = try #require(run([dependent]))
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
         #expect(trace.links("dependency").map(\.from) == [trace.lane("Dependency")])
     }
 
@@ -208,8 +209,8 @@ struct TraceRecorderTests {
         waitForAll(dependent)
         waitUntilEmpty(queue)
         let trace = try #require(ParsedTrace(recorder.traceData()))
-        #expect(trace.structuralProblems == [])
-        #expect(trace.slices.count == 402)
+        #expect(trace.viewerProblems == [])
+        #expect(trace.procedureSlices.count == 402)
         #expect(trace.links("dependency").map(\.from) == [trace.lane("Dependency")])
         #expect(trace.links("dependency").map(\.to) == [trace.lane("Dependent")])
     }
@@ -226,7 +227,7 @@ struct TraceRecorderTests {
         gate.signal()
         let trace = try #require(run([]))
         waitForAll(dependent)
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
         #expect(
             Set(trace.links("dependency").compactMap(\.from))
                 == Set([trace.lane("Blocker"), trace.lane("Late dependency")].compactMap { $0 }))
@@ -238,26 +239,30 @@ struct TraceRecorderTests {
         let dependent = TestProcedure(name: "Dependent")
         dependent.addDependency(elsewhere)
         let trace = try #require(run([dependent]))
-        #expect(trace.slices.map(\.name) == ["Dependent"])
+        #expect(trace.procedureSlices.map(\.name) == ["Dependent"])
         #expect(trace.flows("dependency").isEmpty)
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
     }
 
-    @Test func aGroupIsLinkedToEachOfItsChildren() throws {
+    @Test func aGroupIsLinkedToEachOfItsChildrenFromTheMomentItAddedThem() throws {
         let children = [TestProcedure(name: "Child A"), TestProcedure(name: "Child B")]
         let group = GroupProcedure(operations: children)
         group.name = "Group"
         let trace = try #require(run([group]))
-        #expect(trace.structuralProblems == [])
-        #expect(trace.slices.count == 3)
+        #expect(trace.viewerProblems == [])
+        #expect(trace.procedureSlices.count == 3)
         #expect(trace.links("child").map(\.from) == [trace.lane("Group"), trace.lane("Group")])
+        // The arrows leave a mark on the group's lane, inside its slice, not the group's slice (whose end, where a
+        // viewer draws an arrow from, is after the children ran).
+        #expect(Set(trace.arrows("child").map(\.from)) == ["add Child A", "add Child B"])
+        #expect(trace.marks.allSatisfy { $0.tid == trace.lane("Group") && $0.dur == 0 && $0.cat == "child" })
         #expect(
             Set(trace.links("child").compactMap(\.to))
                 == Set([trace.lane("Child A"), trace.lane("Child B")].compactMap { $0 }))
         // The group's slice encloses its children's.
-        let groupSlice = try #require(trace.slice("Group"))
+        let groupSlice = try #require(trace.procedure("Group"))
         for child in ["Child A", "Child B"] {
-            let slice = try #require(trace.slice(child))
+            let slice = try #require(trace.procedure(child))
             #expect(try #require(slice.ts) >= groupSlice.ts ?? .infinity)
             #expect(try #require(slice.end) <= groupSlice.end ?? -1)
         }
@@ -270,12 +275,12 @@ struct TraceRecorderTests {
         waitForAll(produced)
         waitUntilEmpty(queue)
         let final = try #require(ParsedTrace(recorder.traceData()))
-        #expect(final.structuralProblems == [])
+        #expect(final.viewerProblems == [])
         #expect(final.links("produced").map(\.from) == [final.lane("Producer")])
         #expect(final.links("produced").map(\.to) == [final.lane("Produced")])
         // Attached through its producer first, then seen by the queue: traced once, with the queue's name.
-        #expect(final.slices.filter { $0.name == "Produced" }.count == 1)
-        #expect(final.slice("Produced")?.args["queue"] as? String == "recorded")
+        #expect(final.procedureSlices.filter { $0.name == "Produced" }.count == 1)
+        #expect(final.procedure("Produced")?.args["queue"] as? String == "recorded")
         _ = trace
     }
 
@@ -292,19 +297,19 @@ struct TraceRecorderTests {
         queue.add(procedures: [group, other])
         waitForAll(group, other)
         let trace = try #require(ParsedTrace(recorder.traceData()))
-        #expect(Set(trace.slices.map(\.name)) == ["Group", "Child A", "Child B"])
+        #expect(Set(trace.procedureSlices.map(\.name)) == ["Group", "Child A", "Child B"])
         #expect(trace.phase("i").filter { $0.name == "attached" }.count == 3)
-        #expect(trace.slices.allSatisfy { $0.args["queue"] == nil })
-        #expect(trace.structuralProblems == [])
+        #expect(trace.procedureSlices.allSatisfy { $0.args["queue"] == nil })
+        #expect(trace.viewerProblems == [])
     }
 
     @Test func aProcedureObservedTwiceIsTracedOnce() throws {
         let procedure = TestProcedure(name: "Twice")
         procedure.addObserver(TraceObserver(recorder: recorder))
         let trace = try #require(run([procedure]))
-        #expect(trace.slices.map(\.name) == ["Twice"])
-        #expect(trace.slice("Twice")?.args["queue"] as? String == "recorded")
-        #expect(trace.structuralProblems == [])
+        #expect(trace.procedureSlices.map(\.name) == ["Twice"])
+        #expect(trace.procedure("Twice")?.args["queue"] as? String == "recorded")
+        #expect(trace.viewerProblems == [])
     }
 
     @Test func aTraceObserverAttachedWhileTheQueueTracesTheProcedureTracesNothingMore() throws {
@@ -321,9 +326,9 @@ struct TraceRecorderTests {
         running.addObserver(TraceObserver(recorder: recorder))  // the recorder traces it already
         gate.signal()
         let trace = try #require(run([]))
-        #expect(trace.slices.map(\.name) == ["Running"])
-        #expect(trace.slice("Running")?.args["queue"] as? String == "recorded")
-        #expect(trace.structuralProblems == [])
+        #expect(trace.procedureSlices.map(\.name) == ["Running"])
+        #expect(trace.procedure("Running")?.args["queue"] as? String == "recorded")
+        #expect(trace.viewerProblems == [])
     }
 
     @Test func twoRecordersOnOneQueueBothTraceEveryProcedure() throws {
@@ -336,10 +341,13 @@ struct TraceRecorderTests {
         let trace = try #require(run(procedures))
         let other = try #require(ParsedTrace(second.traceData()))
         for parsed in [trace, other] {
-            #expect(Set(parsed.slices.map(\.name)) == ["A", "B"])
-            #expect(parsed.slices.allSatisfy { $0.status == "finished" && $0.args["queue"] as? String == "recorded" })
+            #expect(Set(parsed.procedureSlices.map(\.name)) == ["A", "B"])
+            #expect(
+                parsed.procedureSlices.allSatisfy {
+                    $0.status == "finished" && $0.args["queue"] as? String == "recorded"
+                })
             #expect(parsed.links("dependency").map(\.from) == [parsed.lane("A")])
-            #expect(parsed.structuralProblems == [])
+            #expect(parsed.viewerProblems == [])
         }
         withExtendedLifetime(second) {}
     }
@@ -356,7 +364,7 @@ struct TraceRecorderTests {
         ProcedureQueue().add(procedures: [first, second])
         waitForAll(first, second)
         let trace = try #require(ParsedTrace(recorder.traceData()))
-        #expect(trace.slices.map(\.name) == ["First"])
+        #expect(trace.procedureSlices.map(\.name) == ["First"])
     }
 
     @Test func aRecorderIsReleasedOnceWhatItTracedHasFinishedOrGone() async {
@@ -388,12 +396,12 @@ struct TraceRecorderTests {
         waitUntilEmpty(queue)
         let trace = try #require(ParsedTrace(recorder.traceData()))
         #expect(trace.events.count == 31)
-        #expect(trace.slices.map(\.name) == (40..<50).map { "P\($0)" })
+        #expect(trace.procedureSlices.map(\.name) == (40..<50).map { "P\($0)" })
         #expect(trace.otherNumber("droppedProcedures") == 40)
         #expect(trace.otherNumber("droppedEvents") == 120)
         #expect(recorder.droppedEventCount == 120)
         #expect(trace.otherNumber("maximumEventCount") == 31)
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
     }
 
     @Test func aFlowWhoseDependencyWasDroppedIsLeftOut() throws {
@@ -407,9 +415,9 @@ struct TraceRecorderTests {
         let trace = try #require(ParsedTrace(recorder.traceData()))
         // The last link: 3 events and one flow (2), and room for nothing older; its dependency is gone.
         #expect(trace.events.count <= 9)
-        #expect(trace.slices.map(\.name) == ["Link 5"])
+        #expect(trace.procedureSlices.map(\.name) == ["Link 5"])
         #expect(trace.phase("s").isEmpty && trace.phase("f").isEmpty)
-        #expect(trace.structuralProblems == [])
+        #expect(trace.viewerProblems == [])
     }
 
     @Test func recordingKeepsNoProcedureAlive() async {
@@ -441,7 +449,7 @@ struct TraceRecorderTests {
         try recorder.writeTrace(to: url)
         let written = try #require(ParsedTrace(try Data(contentsOf: url)))
         #expect(written.events.count == trace.events.count)
-        #expect(written.slice("Written")?.ts == trace.slice("Written")?.ts)
+        #expect(written.procedure("Written")?.ts == trace.procedure("Written")?.ts)
     }
 
     /// Counts every queue callback it hears.
@@ -469,7 +477,7 @@ struct TraceRecorderTests {
         queue.addObserver(observer)
         let procedures = (0..<5).map { TestProcedure(name: "Heard \($0)") }
         let trace = try #require(run(procedures))
-        #expect(trace.slices.count == 5)
+        #expect(trace.procedureSlices.count == 5)
         #expect(observer.heard == ["willAdd": 5, "didAdd": 5, "willFinish": 5, "didFinish": 5])
         withExtendedLifetime(observer) {}
     }

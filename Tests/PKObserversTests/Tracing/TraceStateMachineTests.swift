@@ -43,7 +43,7 @@ struct TraceStateMachineTests {
             machine.willExecute(traced, at: 20)
         case .finishing:
             machine = Self.machine(.executing)
-            machine.willFinish(traced, addedDependencies: [])
+            machine.willFinish(traced, addedDependencies: [], at: 28)
         case .finished:
             machine = Self.machine(.finishing)
             _ = machine.didFinish(traced, at: 30, errors: [], cancelled: false)
@@ -74,7 +74,7 @@ struct TraceStateMachineTests {
         var machine = Self.machine(.declined)
         machine.willExecute(Self.traced, at: 1)
         machine.didCancel(Self.traced, at: 1, errors: [])
-        #expect(machine.linkForChild(of: Self.traced, kind: .child, at: 1) == nil)
+        #expect(machine.linkForChild(of: Self.traced, kind: .child, at: 1, thread: 1) == nil)
         #expect(machine.didFinish(Self.traced, at: 2, errors: [], cancelled: false) == .none)
         #expect(machine.unfinishedRecord(at: 5) == nil)
         #expect(machine.state == .declined)
@@ -92,15 +92,17 @@ struct TraceStateMachineTests {
         machine.willExecute(Self.traced, at: 20)
         machine.didExecute(Self.traced, thread: 1234)
         machine.didCancel(Self.traced, at: 25, errors: ["stop"])
-        machine.willFinish(Self.traced, addedDependencies: [4])
-        let record = Self.record(machine.didFinish(Self.traced, at: 30, errors: ["stop"], cancelled: true))
+        machine.willFinish(Self.traced, addedDependencies: [4], at: 28)
+        let record = Self.record(
+            machine.didFinish(Self.traced, at: 30, errors: ["stop"], cancelled: true, thread: 1234, inPlace: true))
         #expect(
             record
                 == TraceRecord(
                     id: 7, name: "Seven", category: "Dummy", queue: "q", attachedOnEnqueue: true, link: nil,
                     attachedAt: 10, startedAt: 20, endedAt: 30, thread: 1234,
                     cancellation: TraceRecord.Cancellation(at: 25, errors: ["stop"]), status: .cancelled,
-                    errors: ["stop"], dependencies: [3, 4], dependents: [9]))
+                    errors: ["stop"], dependencies: [3, 4], dependents: [9], finishingAt: 28, finishThread: 1234,
+                    finishedInPlace: true))
         #expect(machine.state == .finished)
     }
 
@@ -141,9 +143,9 @@ struct TraceStateMachineTests {
     @Test func linksAreSettledOnce() {
         var machine = Self.machine(.executing)
         #expect(machine.linksToSettle(Self.traced)?.id == 7)
-        machine.willFinish(Self.traced, addedDependencies: [5])
+        machine.willFinish(Self.traced, addedDependencies: [5], at: 28)
         #expect(machine.linksToSettle(Self.traced) == nil)
-        machine.willFinish(Self.traced, addedDependencies: [6])  // a repeat changes nothing
+        machine.willFinish(Self.traced, addedDependencies: [6], at: 29)  // a repeat changes nothing
         #expect(Self.record(machine.didFinish(Self.traced, at: 30, errors: [], cancelled: false))?.dependencies == [5])
     }
 
@@ -161,6 +163,46 @@ struct TraceStateMachineTests {
         #expect(record?.cancellation == TraceRecord.Cancellation(at: 22, errors: ["a"]))
     }
 
+    @Test func theFinishingTimeIsThatOfTheFirstWillFinish() {
+        var machine = Self.machine(.executing)
+        machine.willFinish(Self.traced, addedDependencies: [], at: 26)
+        machine.willFinish(Self.traced, addedDependencies: [], at: 27)
+        #expect(Self.record(machine.didFinish(Self.traced, at: 30, errors: [], cancelled: false))?.finishingAt == 26)
+    }
+
+    @Test func aFinishWithoutItsWillFinishHasNoFinishingTime() {
+        var machine = Self.machine(.executing)
+        #expect(Self.record(machine.didFinish(Self.traced, at: 30, errors: [], cancelled: false))?.finishingAt == nil)
+    }
+
+    /// In place: finished on the thread `execute()` ran on, which had started no other procedure meanwhile (the
+    /// observer asks the thread's mark and passes `inPlace`).
+    @Test(arguments: [
+        (UInt64?(7), true, true), (UInt64?(8), true, false), (UInt64?(7), false, false), (UInt64?.none, true, false),
+    ])
+    func aFinishIsInPlaceOnlyOnTheExecuteThreadStillMarkedAsItsOwn(_ thread: UInt64?, _ marked: Bool, _ inPlace: Bool) {
+        var machine = Self.machine(.executing)
+        machine.didExecute(Self.traced, thread: 7)
+        let record = Self.record(
+            machine.didFinish(Self.traced, at: 30, errors: [], cancelled: false, thread: thread, inPlace: marked))
+        #expect(record?.finishThread == thread)
+        #expect(record?.finishedInPlace == inPlace)
+    }
+
+    @Test func theRegisteredStatesShareOneTracedProcedureUpdatedInPlace() throws {
+        var machine = Self.machine(.waiting)
+        guard case .waiting(let traced) = machine.state else {
+            Issue.record("not waiting: \(machine.state)")
+            return
+        }
+        machine.willExecute(Self.traced, at: 20)
+        #expect(machine.state == .executing(traced))
+        #expect(traced.startedAt == 20)
+        machine.willFinish(Self.traced, addedDependencies: [], at: 28)
+        #expect(machine.state == .finishing(traced))
+        #expect(traced.finishingAt == 28)
+    }
+
     @Test func anExecuteWhoseStartWasMissedStillRecordsItsThread() {
         var machine = Self.machine(.waiting)
         machine.didExecute(Self.traced, thread: 99)
@@ -176,8 +218,8 @@ struct TraceStateMachineTests {
         machine.willExecute(Self.other, at: 50)
         machine.didExecute(Self.other, thread: 50)
         machine.didCancel(Self.other, at: 50, errors: [])
-        machine.willFinish(Self.other, addedDependencies: [50])
-        #expect(machine.linkForChild(of: Self.other, kind: .produced, at: 50) == nil)
+        machine.willFinish(Self.other, addedDependencies: [50], at: 50)
+        #expect(machine.linkForChild(of: Self.other, kind: .produced, at: 50, thread: 50) == nil)
         #expect(machine.linksToSettle(Self.other) == nil)
         #expect(machine.didFinish(Self.other, at: 50, errors: [], cancelled: false) == .none)
         #expect(machine.state == before)
@@ -198,8 +240,8 @@ struct TraceStateMachineTests {
     func childrenAreLinkedToTheTracedProcedure(_ setup: Setup) {
         let machine = Self.machine(setup)
         #expect(
-            machine.linkForChild(of: Self.traced, kind: .child, at: 25)
-                == TraceRecord.Link(kind: .child, parent: 7, at: 25))
+            machine.linkForChild(of: Self.traced, kind: .child, at: 25, thread: 3)
+                == TraceRecord.Link(kind: .child, parent: 7, at: 25, thread: 3))
     }
 
     @Test func aQueueNameLearntLaterIsKeptUnlessOneIsKnown() {
@@ -217,6 +259,6 @@ struct TraceStateMachineTests {
         let record = machine.unfinishedRecord(at: 99)
         #expect(record?.status == .unfinished)
         #expect(record?.endedAt == 99)
-        #expect(record?.beganAt == (setup == .waiting ? 10 : 20))
+        #expect(record.map(TraceTimeline.ownBegin) == (setup == .waiting ? 10 : 20))
     }
 }
