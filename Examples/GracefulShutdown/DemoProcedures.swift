@@ -1,4 +1,4 @@
-// The three kinds of work the example runs, one per BackgroundObserver behaviour.
+// The three kinds of work the example runs, one per BackgroundObserver behaviour, and what makes the poller fail.
 import Foundation
 import PKCore
 
@@ -25,7 +25,9 @@ final class UploadProcedure: Procedure, @unchecked Sendable {
     }
 }
 
-/// Polls until it is cancelled: watched with `.whenShutdownRequested`, it stops as soon as shutdown begins.
+/// Polls until it is cancelled, or until its connection is lost, when it fails: watched with
+/// `.whenShutdownRequested`, it stops as soon as shutdown begins; watched with `requestsShutdownOnFailure` too, its
+/// failure shuts the rest of the program down.
 final class PollerProcedure: Procedure, @unchecked Sendable {
     // @unchecked Sendable: no state of its own.
     override init() {
@@ -41,6 +43,19 @@ final class PollerProcedure: Procedure, @unchecked Sendable {
         say("poller: cancelled (\(errors.map { "\($0)" }.joined(separator: ", "))), stopping")
         finish()
     }
+
+    /// Fails, as a real poller would when its server goes away.
+    func loseConnection() {
+        say("poller: connection lost, failing")
+        finish(with: PollerError.connectionLost)
+    }
+}
+
+/// How the poller fails.
+enum PollerError: Error, CustomStringConvertible {
+    case connectionLost
+
+    var description: String { "connection lost" }
 }
 
 /// Works for a fixed time and ignores cancellation: watched with `.whenGracePeriodExpires`, it is cancelled when
@@ -62,4 +77,17 @@ final class StubbornProcedure: Procedure, @unchecked Sendable {
     override func procedureDidCancel(withErrors errors: [any Error]) {
         say("stubborn: cancelled (\(errors.map { "\($0)" }.joined(separator: ", "))), carrying on regardless")
     }
+}
+
+/// Makes `signalNumber` (SIGUSR1) cut the poller's connection, standing in for a network failure that a test can
+/// cause from outside; returns the source once it is registered, so that a signal sent afterwards is not missed.
+func loseConnection(of poller: PollerProcedure, on signalNumber: Int32) -> any DispatchSourceSignal {
+    signal(signalNumber, SIG_IGN)  // its default action, terminating the process, must not run meanwhile
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+    let registered = DispatchSemaphore(value: 0)
+    source.setRegistrationHandler { registered.signal() }
+    source.setEventHandler { poller.loseConnection() }
+    source.resume()
+    registered.wait()
+    return source
 }

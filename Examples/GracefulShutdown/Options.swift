@@ -22,9 +22,11 @@ struct Options: Equatable {
 
         Starts three procedures watched by a BackgroundObserver (an upload that is never cancelled, a poller
         cancelled when shutdown is requested, and a stubborn job cancelled when the grace period expires, which
-        ignores its cancellation), prints "ready pid=<pid>" once all three are running, shuts down gracefully on
-        SIGTERM or SIGINT (a second signal ends the grace period at once, a third ends the wait), prints the report
-        and exits.
+        ignores its cancellation) and four services that take part in the shutdown (database, cache, metrics and
+        http), prints "ready pid=<pid>" once the three procedures are running, shuts down gracefully on SIGTERM or
+        SIGINT (a second signal ends the grace period at once, a third ends the wait) or when the poller fails
+        (SIGUSR1 makes it lose its connection), stops the services one at a time (http, cache, database, then
+        metrics), prints the report and exits.
 
         options (seconds; defaults in brackets):
           --shutdown-after S       shut down by request S after ready unless a signal came first [0.3]
@@ -35,8 +37,9 @@ struct Options: Equatable {
           --stubborn-seconds S     how long the stubborn job takes [1.6]
           --help                   print this and exit
 
-        exit status: 0 when nothing was left running, 1 when a procedure was still running when the wait ended,
-        64 for a bad command line.
+        exit status: 0 when nothing was left running and nothing failed, 1 when a procedure or a service was still
+        running when the wait ended, 2 when a failure shut the program down or a service failed to stop, 64 for a
+        bad command line.
         """
 
     /// A command line this program does not understand.

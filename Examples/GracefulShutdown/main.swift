@@ -1,12 +1,15 @@
-// Graceful shutdown on Linux: three procedures watched by BackgroundObservers, one per cancellation behaviour,
-// and a ShutdownCoordinator that the program opts in to SIGTERM and SIGINT. Run it with
+// Graceful shutdown on Linux: three procedures watched by BackgroundObservers, one per cancellation behaviour;
+// four services that take part in the shutdown, stopped one at a time in reverse order; and the program's own
+// ShutdownCoordinator, which it opts in to SIGTERM and SIGINT and hands to every part. Run it with
 // `swift run GracefulShutdown` (it shuts itself down after 0.3 s) or `swift run GracefulShutdown --wait-for-signal`
-// and press Ctrl-C (once for a graceful shutdown; again to end the grace period; a third time to stop waiting).
+// and press Ctrl-C (once for a graceful shutdown; again to end the grace period; a third time to stop waiting), or
+// send it SIGUSR1, which makes the poller fail and so shuts the rest down.
 //
 // Output (standard output, line by line): "<name>: executing" for each procedure, then "ready pid=<pid>", a line per
-// cancellation and per finished procedure, the ShutdownReport, and "exit <status>".
-// Exit status: 0 when nothing was left running when the wait ended, 1 when something was, 64 for a bad command
-// line. `--help` lists the options.
+// handler told, cancellation, finished procedure and participant's stop, the ShutdownReport, and "exit <status>".
+// Exit status: 0 when nothing was left running and nothing failed, 1 when something was still running when the
+// wait ended, 2 when a failure shut the program down or a stop failed, 64 for a bad command line. `--help` lists
+// the options.
 import Foundation
 import PKCore
 import PKObservers
@@ -24,16 +27,22 @@ if options.showHelp {
     exit(0)
 }
 
-// The program, not the library, decides to handle signals: after this, SIGTERM and SIGINT no longer kill the
-// process; they request a graceful shutdown.
-let coordinator = ShutdownCoordinator.shared
-coordinator.gracePeriod = .seconds(options.gracePeriod)
-coordinator.cancellationPeriod = .seconds(options.cancellationPeriod)
+// The program creates its coordinator and hands it to every part that takes part in the shutdown: the
+// recommended form, which keeps libraries off the process-wide `ShutdownCoordinator.shared`. It tells systemd, as
+// `shared` does. The program, not a library, decides to handle signals: after this, SIGTERM and SIGINT no longer
+// kill the process; they request a graceful shutdown.
+let coordinator = ShutdownCoordinator(
+    gracePeriod: .seconds(options.gracePeriod), cancellationPeriod: .seconds(options.cancellationPeriod),
+    systemdNotifier: SystemdNotifier())
 coordinator.handleSignals([SIGTERM, SIGINT])
+
+startServices(coordinator: coordinator)
 
 let upload = UploadProcedure(seconds: options.uploadSeconds)
 let poller = PollerProcedure()
 let stubborn = StubbornProcedure(seconds: options.stubbornSeconds)
+// SIGUSR1 stands for the poller's server going away; the source is kept for the life of the program.
+let lostConnection = loseConnection(of: poller, on: SIGUSR1)
 
 // Observers run in the order they were added, and the last procedure's BackgroundObserver may end the wait (and
 // so the program): add it after the procedure's other observers.
@@ -42,9 +51,12 @@ for procedure in [upload, poller, stubborn] as [Procedure] {
         say("\(procedure.procedureName): finished\(procedure.isCancelled ? " (cancelled)" : "")")
     }
 }
-upload.addObserver(BackgroundObserver())  // .never: holds shutdown open until it is done
-poller.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested))  // ProcedureKit: .whenAppIsBackgrounded
-stubborn.addObserver(BackgroundObserver(cancelProcedure: .whenGracePeriodExpires))
+upload.addObserver(BackgroundObserver(coordinator: coordinator))  // .never: holds shutdown open until it is done
+// ProcedureKit: .whenAppIsBackgrounded. Its failure shuts the rest down, as a failing service does in a service group.
+poller.addObserver(
+    BackgroundObserver(
+        cancelProcedure: .whenShutdownRequested, requestsShutdownOnFailure: true, coordinator: coordinator))
+stubborn.addObserver(BackgroundObserver(cancelProcedure: .whenGracePeriodExpires, coordinator: coordinator))
 
 let queue = ProcedureQueue()
 
@@ -53,9 +65,10 @@ let queue = ProcedureQueue()
 // stubborn job not yet running.
 let readyLine =
     options.shutdownAfter.map {
-        "ready pid=\(getpid()) (SIGTERM or SIGINT shuts down; shutting down by request after \($0) s)"
+        "ready pid=\(getpid()) (SIGTERM or SIGINT shuts down, SIGUSR1 fails the poller; shutting down by request "
+            + "after \($0) s)"
     }
-    ?? "ready pid=\(getpid()) (SIGTERM or SIGINT shuts down)"
+    ?? "ready pid=\(getpid()) (SIGTERM or SIGINT shuts down, SIGUSR1 fails the poller)"
 // An atomic counter: the three DidExecute observers may run at once, on different threads.
 let executing = Atomic(0)
 for procedure in [upload, poller, stubborn] as [Procedure] {
@@ -75,9 +88,9 @@ for procedure in [upload, poller, stubborn] as [Procedure] {
 queue.add(procedures: upload, poller, stubborn)
 
 // Blocks until shutdown has been requested and the coordinator has stopped waiting: at most grace period +
-// cancellation period after the request, whatever the procedures do.
+// cancellation period after the request, whatever the procedures and participants do.
 let report = coordinator.syncWaitForShutdown()
 say(report.description)
-let status: Int32 = report.isComplete ? 0 : 1
+let status: Int32 = !report.isComplete ? 1 : report.failures.isEmpty ? 0 : 2
 say("exit \(status)")
 exit(status)

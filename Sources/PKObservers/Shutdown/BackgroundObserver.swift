@@ -23,6 +23,17 @@ import PKCore
 ///   waiting for, the wait ends there, and a program may exit before the procedure's later observers run: add
 ///   the `BackgroundObserver` after the procedure's other observers.
 ///
+/// A procedure that stands for a long-lived part of the program (a server, a consumer) can opt in to shutting the
+/// rest down when it fails, as a service group does for a failing service: with `requestsShutdownOnFailure`, its
+/// finishing with an error while the coordinator is running requests shutdown, with the procedure's name and
+/// error as the report's ``ShutdownReport/Reason/failure(_:)``:
+///
+/// ```swift
+/// let observer = BackgroundObserver(
+///     cancelProcedure: .whenShutdownRequested, requestsShutdownOnFailure: true, coordinator: coordinator)
+/// consumer.addObserver(observer)
+/// ```
+///
 /// The coordinator holds the procedure weakly and the procedure holds the observer until it finishes, so neither
 /// keeps the other alive. One observer value can be attached to several procedures. Attaching a second
 /// `BackgroundObserver` for the same coordinator to one procedure logs a warning on the procedure's log; the
@@ -37,13 +48,24 @@ public struct BackgroundObserver: ProcedureObserver {
     /// The coordinator the procedure is registered with.
     public let coordinator: ShutdownCoordinator
 
+    /// Whether the procedure's failure requests shutdown of the rest of the program.
+    public let requestsShutdownOnFailure: Bool
+
     /// Creates an observer.
     ///
     /// - Parameters:
     ///   - behavior: When to cancel the procedure; by default ``CancellationBehavior/never``, as in ProcedureKit.
-    ///   - coordinator: The coordinator to register with; tests pass one of their own.
-    public init(cancelProcedure behavior: CancellationBehavior = .never, coordinator: ShutdownCoordinator = .shared) {
+    ///   - requestsShutdownOnFailure: When `true`, the procedure finishing with an error (other than the
+    ///     shutdown's own cancellation errors) requests shutdown, with its name and first such error as the
+    ///     reason, unless shutdown was requested already. `false` by default.
+    ///   - coordinator: The coordinator to register with: the program's, handed down to the code that creates the
+    ///     observer (``ShutdownCoordinator/shared`` by default); tests pass one of their own.
+    public init(
+        cancelProcedure behavior: CancellationBehavior = .never, requestsShutdownOnFailure: Bool = false,
+        coordinator: ShutdownCoordinator = .shared
+    ) {
         self.behavior = behavior
+        self.requestsShutdownOnFailure = requestsShutdownOnFailure
         self.coordinator = coordinator
     }
 
@@ -52,8 +74,19 @@ public struct BackgroundObserver: ProcedureObserver {
         coordinator.register(procedure, behavior: behavior)
     }
 
-    /// Tells the coordinator the procedure has finished.
+    /// Tells the coordinator the procedure has finished, then, with ``requestsShutdownOnFailure``, requests
+    /// shutdown if it failed.
     public func did(finish procedure: Procedure, withErrors errors: [any Error]) {
         coordinator.procedureDidFinish(procedure)
+        guard requestsShutdownOnFailure, let error = errors.first(where: { !Self.isShutdownCancellation($0) }) else {
+            return
+        }
+        coordinator.requestShutdown(dueTo: ShutdownReport.Failure(name: procedure.procedureName, error: error))
+    }
+
+    /// Whether `error` is one a coordinator cancels procedures with: the shutdown's doing, not a failure.
+    static func isShutdownCancellation(_ error: any Error) -> Bool {
+        guard let error = error as? ProcedureKitError else { return false }
+        return error.context == .shutdownRequested || error.context == .shutdownGracePeriodExpired
     }
 }

@@ -34,7 +34,7 @@ extension ShutdownCoordinator {
         listen(to: signals)
     }
 
-    /// ``handleSignals(_:)`` for async code: the registration is waited for on a global queue, not on the calling
+    /// ``handleSignals(_:)-89clc`` for async code: the registration is waited for on a global queue, not on the calling
     /// task's thread. Returns `false`, with a logged warning, when it did not complete within 5 s.
     @discardableResult
     public func handleSignals(_ signals: [Int32]) async -> Bool {

@@ -3,29 +3,45 @@ import Foundation
 import PKCore
 
 /// Coordinates a process's graceful shutdown: the Linux counterpart of the iOS background-task machinery that
-/// ProcedureKit's `BackgroundObserver` drives.
+/// ProcedureKit's `BackgroundObserver` drives, and what a server needs to stop its parts in order.
 ///
-/// Procedures join with a ``BackgroundObserver``. When shutdown is requested, by a handled signal (see
-/// ``handleSignals(_:)``, which a program must call itself) or by ``requestShutdown()``, the coordinator:
+/// Three kinds of thing take part in a shutdown:
 ///
-/// 1. cancels the procedures that asked to stop at once (``BackgroundObserver/CancellationBehavior/whenShutdownRequested``)
-///    and starts the **grace period** (``gracePeriod``), during which it waits for every watched procedure to
-///    finish;
+/// - **Watched procedures**, the work in flight, join with a ``BackgroundObserver`` and are cancelled when their
+///   ``BackgroundObserver/CancellationBehavior`` says.
+/// - **Participants**, the long-lived parts of the program (a server, a consumer, a connection pool), join with
+///   ``addParticipant(named:stopOrder:stop:)`` and are stopped one at a time, the most recently added first.
+/// - **Handlers** only learn that shutdown was requested, for code that is neither cancelled nor stopped:
+///   ``withShutdownHandler(isolation:operation:onShutdownRequested:)`` and ``waitForShutdownRequest()``.
+///
+/// When shutdown is requested, by a handled signal (see ``handleSignals(_:)-89clc``, which a program must call
+/// itself), by ``requestShutdown()``, or by a part of the program that failed and opted in to shutting the rest
+/// down, the coordinator:
+///
+/// 1. tells the handlers; cancels the procedures that asked to stop at once
+///    (``BackgroundObserver/CancellationBehavior/whenShutdownRequested``); begins stopping the participants, each
+///    stop awaited before the next begins; and starts the **grace period** (``gracePeriod``), during which it
+///    waits for every watched procedure to finish and every participant to stop;
 /// 2. when the grace period expires, cancels the procedures that asked to stop then
-///    (``BackgroundObserver/CancellationBehavior/whenGracePeriodExpires``) and waits for the rest through the
-///    **cancellation period** (``cancellationPeriod``);
+///    (``BackgroundObserver/CancellationBehavior/whenGracePeriodExpires``), cancels the stop in progress, begins
+///    every remaining stop at once (already cancelled), and waits for the rest through the **cancellation
+///    period** (``cancellationPeriod``);
 /// 3. then stops waiting, cancels whatever is still running as a last notice, and hands a ``ShutdownReport`` to
-///    every waiter. It finishes as soon as no watched procedure is left, at any step.
+///    every waiter. It finishes as soon as no watched procedure and no participant is left, at any step.
 ///
 /// So a wait ends at most ``gracePeriod`` + ``cancellationPeriod`` after shutdown is requested, whatever the
-/// procedures do: a procedure that ignores cancellation is reported, not waited for. Keep that sum below the time
-/// your platform allows between `SIGTERM` and `SIGKILL` (Docker 10 s, Kubernetes 30 s, systemd 90 s; see the
-/// article *Graceful shutdown on Linux*).
+/// procedures and participants do: one that ignores cancellation is reported, not waited for. Keep that sum below
+/// the time your platform allows between `SIGTERM` and `SIGKILL` (Docker 10 s, Kubernetes 30 s, systemd 90 s; see
+/// the article *Graceful shutdown on Linux*).
+///
+/// A program creates its coordinator in `main` and hands it to every part that takes part in the shutdown; a
+/// library takes a coordinator as a parameter rather than reaching for ``shared``:
 ///
 /// ```swift
-/// let coordinator = ShutdownCoordinator.shared
+/// let coordinator = ShutdownCoordinator(systemdNotifier: SystemdNotifier())
 /// coordinator.handleSignals([SIGTERM, SIGINT])
-/// work.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested))
+/// let server = try Server.start(shutdownCoordinator: coordinator)   // a library: adds a participant
+/// work.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested, coordinator: coordinator))
 /// queue.add(procedure: work)
 /// let report = coordinator.syncWaitForShutdown()
 /// print(report)
@@ -36,20 +52,28 @@ import PKCore
 /// changes nothing if the program already did), and each later one moves shutdown on by one phase, so an
 /// operator can hurry a slow shutdown.
 ///
-/// Use ``shared`` in programs; create your own instances in tests, with a `ManualClock` from PKTesting to drive
-/// the periods. Thread-safe: every member may be called from any thread. The coordinator cancels procedures and
-/// resumes waiters on the thread that caused the change (the caller, a timer's queue or the signal queue), never
-/// while holding its lock.
+/// Create your own instances in tests too, with a `ManualClock` from PKTesting to drive the periods. Thread-safe:
+/// every member may be called from any thread. The coordinator tells handlers, cancels procedures, begins and
+/// cancels participants' stops and resumes waiters on the thread that caused the change (the caller, a timer's
+/// queue, the signal queue, or the Task of a stop that returned), never while holding its lock; each
+/// participant's stop runs in a Task of its own.
 public final class ShutdownCoordinator: Sendable {
 
-    /// The process-wide coordinator that ``BackgroundObserver`` uses by default.
+    /// The process-wide coordinator that ``BackgroundObserver`` uses by default: for a program that does not pass
+    /// a coordinator around. Libraries should take one as a parameter instead (see the type's documentation).
     ///
-    /// It does not handle any signal until the program calls ``handleSignals(_:)``. It tells systemd about the
-    /// shutdown when `NOTIFY_SOCKET` is set (see ``SystemdNotifier``).
+    /// It does not handle any signal until the program calls ``handleSignals(_:)-89clc``. It tells systemd about
+    /// the shutdown when `NOTIFY_SOCKET` is set (see ``SystemdNotifier``).
     public static let shared = ShutdownCoordinator(systemdNotifier: SystemdNotifier())
 
-    /// How a waiter is told the report.
-    typealias Waiter = @Sendable (ShutdownReport) -> Void
+    /// What the machine tells a listener: a request listener hears of the request, a waiter of the report.
+    enum ListenerEvent: Sendable {
+        case shutdownRequested(ShutdownReport.Reason)
+        case shutdownFinished(ShutdownReport)
+    }
+
+    /// How a request listener or a report waiter is told.
+    typealias Listener = @Sendable (ListenerEvent) -> Void
 
     /// A watched procedure, held weakly so that the coordinator never keeps one alive.
     struct ProcedureHandle: Sendable {
@@ -59,25 +83,37 @@ public final class ShutdownCoordinator: Sendable {
         var serial: UInt64 = 0
     }
 
-    typealias Machine = ShutdownStateMachine<ObjectIdentifier, ProcedureHandle, Waiter>
+    /// What the machine cancels or stops: a watched procedure (the machine's `Cancellation`s name only these) or a
+    /// participant (its stops and hurries name only these).
+    enum Member: Sendable {
+        case procedure(ProcedureHandle)
+        case participant(ShutdownParticipant)
+    }
+
+    typealias Machine = ShutdownStateMachine<ObjectIdentifier, Member, Listener>
 
     private struct Storage: Sendable {
         var machine: Machine
         /// The timers that report the periods' ends to the machine; cancelled when it finishes.
         var timers: [any ScheduledAction] = []
-        var nextWaiterID = 0
+        /// Numbers the waiters, request listeners and participants.
+        var nextID = 0
         var nextHandleSerial: UInt64 = 0
     }
 
-    // The lock is never held while procedures are cancelled, waiters resumed, timers scheduled or systemd told;
-    // it is taken after reading a procedure's own state, never while another component's lock is held.
+    // The lock is never held while procedures are cancelled, stops begun or cancelled, handlers and waiters told,
+    // timers scheduled or systemd told; it is taken after reading a procedure's own state, never while another
+    // component's lock is held (a participant's lock is taken only outside it).
     private let storage: PKMutex<Storage>
     private let clock: any ProcedureClock
     private let systemdNotifier: SystemdNotifier?
     private let signalSources = ShutdownSignalSources()
 
-    /// Creates a coordinator of its own (the process has ``shared``): for tests, or for a part of a program that
-    /// shuts down on its own.
+    /// Creates a coordinator: the recommended form for a program, which creates one in `main` and hands it to the
+    /// parts and libraries that take part in its shutdown, and for tests.
+    ///
+    /// A program's coordinator usually tells systemd too: pass `systemdNotifier: SystemdNotifier()`, as
+    /// ``shared`` does.
     ///
     /// - Parameters:
     ///   - gracePeriod: How long procedures may run after shutdown is requested before those waiting for it are
@@ -123,7 +159,13 @@ public final class ShutdownCoordinator: Sendable {
 
     /// The number of procedures the coordinator watches now: attached through a ``BackgroundObserver`` and not
     /// finished. Always 0 once the coordinator has finished.
-    public var watchedProcedureCount: Int { storage.withLock { $0.machine.participantCount } }
+    public var watchedProcedureCount: Int { storage.withLock { $0.machine.watchedCount } }
+
+    /// The number of participants registered and not stopped yet.
+    var participantCount: Int { storage.withLock { $0.machine.participantCount } }
+
+    /// The number of handlers and request waits listening for the request.
+    var requestListenerCount: Int { storage.withLock { $0.machine.requestListenerCount } }
 
     // MARK: - Requesting shutdown and waiting for it
 
@@ -163,15 +205,14 @@ public final class ShutdownCoordinator: Sendable {
     ///
     /// - Throws: `CancellationError` when the calling Task is cancelled; shutdown itself is unaffected.
     public func waitForShutdown() async throws -> ShutdownReport {
-        let gate = ShutdownReportGate()
-        let id = storage.withLock { storage in
-            defer { storage.nextWaiterID += 1 }
-            return storage.nextWaiterID
-        }
+        let gate = ShutdownGate<ShutdownReport>()
+        let id = nextID()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 gate.install(continuation)
-                addWaiter(id) { gate.resolve(.success($0)) }
+                addWaiter(id) { event in
+                    if case .shutdownFinished(let report) = event { gate.resolve(.success(report)) }
+                }
                 if Task.isCancelled { removeWaiter(id, gate) }
             }
         } onCancel: {
@@ -184,12 +225,16 @@ public final class ShutdownCoordinator: Sendable {
     @available(*, noasync, message: "blocks its thread; use waitForShutdown() in async code")
     public func syncWaitForShutdown() -> ShutdownReport {
         let latch = ShutdownReportLatch()
-        let id = storage.withLock { storage in
-            defer { storage.nextWaiterID += 1 }
-            return storage.nextWaiterID
+        addWaiter(nextID()) { event in
+            if case .shutdownFinished(let report) = event { latch.resolve(report) }
         }
-        addWaiter(id) { latch.resolve($0) }
         return latch.wait()
+    }
+
+    /// Requests shutdown because a part of the program failed (a ``ShutdownParticipant`` or a procedure whose
+    /// ``BackgroundObserver`` opted in); does nothing when shutdown was already requested.
+    func requestShutdown(dueTo failure: ShutdownReport.Failure) {
+        request(.failure(failure), gracePeriod: nil)
     }
 
     // MARK: - Procedures (BackgroundObserver)
@@ -205,10 +250,13 @@ public final class ShutdownCoordinator: Sendable {
             // An entry under this key whose procedure is gone belongs to a procedure released without finishing,
             // whose address is now reused: forget it before registering the new one.
             var released = Machine.Action.none
-            if let existing = storage.machine.handle(for: key), existing.procedure == nil {
-                released = storage.machine.participantFinished(key)
+            if case .procedure(let existing) = storage.machine.watchedHandle(for: key), existing.procedure == nil {
+                released = storage.machine.procedureFinished(key)
             }
-            return (released, storage.machine.register(key, name: name, behavior: behavior, handle: handle))
+            return (
+                released,
+                storage.machine.register(key, name: name, behavior: behavior, handle: .procedure(handle))
+            )
         }
         perform(released)
         switch action {
@@ -227,7 +275,51 @@ public final class ShutdownCoordinator: Sendable {
     /// Stops watching `procedure`, which has finished.
     func procedureDidFinish(_ procedure: Procedure) {
         let key = ObjectIdentifier(procedure)
-        perform(storage.withLock { $0.machine.participantFinished(key) })
+        perform(storage.withLock { $0.machine.procedureFinished(key) })
+    }
+
+    // MARK: - Participants and request listeners
+
+    /// Registers a new participant; the machine may say to stop it at once (shutdown is under way).
+    func register(_ participant: ShutdownParticipant) {
+        afterForgettingReleasedProcedures {
+            $0.addParticipant(
+                participant.id, name: participant.name, stopOrder: participant.stopOrder,
+                handle: .participant(participant))
+        }
+    }
+
+    /// Removes a participant whose stop has not begun.
+    func removeParticipant(_ id: Int) {
+        afterForgettingReleasedProcedures { $0.removeParticipant(id) }
+    }
+
+    /// A participant's stop returned.
+    func participantDidStop(_ id: Int, error: (any Error)?) {
+        afterForgettingReleasedProcedures { $0.participantStopped(id, error: error) }
+    }
+
+    /// Adds a listener for the request under `id` (from ``nextID()``), or tells it at once, on this thread, when
+    /// shutdown was requested already.
+    func addRequestListener(_ id: Int, _ listener: @escaping Listener) {
+        switch storage.withLock({ $0.machine.addRequestListener(id, listener) }) {
+        case .wait: break
+        case .notify(let listener, let reason): listener(.shutdownRequested(reason))
+        }
+    }
+
+    /// Removes a request listener; returns whether it was still waiting (it has not been, and will not be, told).
+    @discardableResult
+    func removeRequestListener(_ id: Int) -> Bool {
+        storage.withLock { $0.machine.removeRequestListener(id) } != nil
+    }
+
+    /// A fresh number for a waiter, listener or participant.
+    func nextID() -> Int {
+        storage.withLock { storage in
+            defer { storage.nextID += 1 }
+            return storage.nextID
+        }
     }
 
     // MARK: - Signals
@@ -257,27 +349,23 @@ public final class ShutdownCoordinator: Sendable {
     // MARK: - Performing the machine's actions
 
     private func request(_ reason: ShutdownReport.Reason, gracePeriod: Duration?) {
-        let released = releasedProcedures()
-        let actions = storage.withLock { storage in
-            Self.forget(released, in: &storage.machine) + [
-                storage.machine.requestShutdown(reason, gracePeriod: gracePeriod)
-            ]
-        }
-        for action in actions { perform(action) }
+        afterForgettingReleasedProcedures { $0.requestShutdown(reason, gracePeriod: gracePeriod) }
     }
 
     private func gracePeriodDidExpire() {
-        let released = releasedProcedures()
-        let actions = storage.withLock { storage in
-            Self.forget(released, in: &storage.machine) + [storage.machine.gracePeriodExpired()]
-        }
-        for action in actions { perform(action) }
+        afterForgettingReleasedProcedures { $0.gracePeriodExpired() }
     }
 
     private func cancellationPeriodDidEnd() {
+        afterForgettingReleasedProcedures { $0.cancellationPeriodExpired() }
+    }
+
+    /// Gives the machine `event`, after treating the procedures released without finishing as finished (so that
+    /// they do not hold shutdown open), and performs what it says.
+    private func afterForgettingReleasedProcedures(_ event: (inout Machine) -> Machine.Action) {
         let released = releasedProcedures()
         let actions = storage.withLock { storage in
-            Self.forget(released, in: &storage.machine) + [storage.machine.cancellationPeriodExpired()]
+            Self.forget(released, in: &storage.machine) + [event(&storage.machine)]
         }
         for action in actions { perform(action) }
     }
@@ -286,8 +374,11 @@ public final class ShutdownCoordinator: Sendable {
     /// loading a weak reference makes a strong one, whose release may be the procedure's last and run its deinit
     /// (and the deinits of the user objects it frees). The lock only copies the handles, which loads nothing.
     private func releasedProcedures() -> [(key: ObjectIdentifier, serial: UInt64)] {
-        let handles = storage.withLock { $0.machine.handles }
-        return handles.compactMap { $0.handle.procedure == nil ? ($0.key, $0.handle.serial) : nil }
+        let handles = storage.withLock { $0.machine.watchedHandles }
+        return handles.compactMap { entry -> (key: ObjectIdentifier, serial: UInt64)? in
+            guard case .procedure(let handle) = entry.handle, handle.procedure == nil else { return nil }
+            return (entry.key, handle.serial)
+        }
     }
 
     /// Treats `released` procedures as finished, so they do not hold shutdown open; under the lock. A key registered
@@ -296,18 +387,23 @@ public final class ShutdownCoordinator: Sendable {
         -> [Machine.Action]
     {
         guard !released.isEmpty else { return [] }
-        let serials = Dictionary(machine.handles.map { ($0.key, $0.handle.serial) }) { first, _ in first }
-        return released.filter { serials[$0.key] == $0.serial }.map { machine.participantFinished($0.key) }
+        let serials = Dictionary(
+            machine.watchedHandles.compactMap { entry -> (ObjectIdentifier, UInt64)? in
+                guard case .procedure(let handle) = entry.handle else { return nil }
+                return (entry.key, handle.serial)
+            }
+        ) { first, _ in first }
+        return released.filter { serials[$0.key] == $0.serial }.map { machine.procedureFinished($0.key) }
     }
 
-    private func addWaiter(_ id: Int, _ waiter: @escaping Waiter) {
+    private func addWaiter(_ id: Int, _ waiter: @escaping Listener) {
         switch storage.withLock({ $0.machine.addWaiter(id, waiter) }) {
         case .wait: break
-        case .resume(let waiter, let report): waiter(report)
+        case .resume(let waiter, let report): waiter(.shutdownFinished(report))
         }
     }
 
-    private func removeWaiter(_ id: Int, _ gate: ShutdownReportGate) {
+    private func removeWaiter(_ id: Int, _ gate: ShutdownGate<ShutdownReport>) {
         gate.resolve(.failure(CancellationError()))
         _ = storage.withLock { $0.machine.removeWaiter(id) }
     }
@@ -316,16 +412,18 @@ public final class ShutdownCoordinator: Sendable {
         switch action {
         case .none:
             break
-        case .beginGracePeriod(let cancellations, let gracePeriod, let stopTimeout):
+        case .beginGracePeriod(let notices, let gracePeriod, let stopTimeout):
             // A second more than the wait, for the program to print its report and exit.
             notifySystemd(stoppingWithin: stopTimeout + .seconds(1))
             schedule(after: gracePeriod) { $0.gracePeriodDidExpire() }
-            cancel(cancellations)
+            tell(notices)
         case .shortenGracePeriod(let gracePeriod):
             schedule(after: gracePeriod) { $0.gracePeriodDidExpire() }
-        case .beginCancellationPeriod(let cancellations, let period):
+        case .beginCancellationPeriod(let notices, let period):
             schedule(after: period) { $0.cancellationPeriodDidEnd() }
-            cancel(cancellations)
+            tell(notices)
+        case .notify(let notices):
+            tell(notices)
         case .finish(let finish):
             if finish.shutdownBeganNow { notifySystemd(stoppingWithin: nil) }
             let timers = storage.withLock { storage in
@@ -333,23 +431,46 @@ public final class ShutdownCoordinator: Sendable {
                 return storage.timers
             }
             for timer in timers { timer.cancel() }
-            // Last cancels before the waiters: a waiter may be a main thread about to exit.
-            cancel(finish.cancel)
-            for waiter in finish.waiters { waiter(finish.report) }
+            // Handlers and last cancels before the waiters: a waiter may be a main thread about to exit.
+            tell(finish.notices)
+            for waiter in finish.waiters { waiter(.shutdownFinished(finish.report)) }
+        }
+    }
+
+    /// Does what `notices` say, in their order: handlers, cancels, stops begun, stops hurried.
+    private func tell(_ notices: Machine.Notices) {
+        if let requested = notices.requested {
+            for listener in requested.listeners { listener(.shutdownRequested(requested.reason)) }
+        }
+        cancel(notices.cancel)
+        for member in notices.stop {
+            guard case .participant(let participant) = member else {
+                preconditionFailure("ShutdownCoordinator: asked to stop a procedure: \(member)")
+            }
+            participant.beginStop(reportingTo: self)
+        }
+        for member in notices.hurry {
+            guard case .participant(let participant) = member else {
+                preconditionFailure("ShutdownCoordinator: asked to hurry a procedure: \(member)")
+            }
+            participant.hurry()
         }
     }
 
     private func cancel(_ cancellations: [Machine.Cancellation]) {
         var released: [ObjectIdentifier] = []
         for cancellation in cancellations {
-            if let procedure = cancellation.handle.procedure {
+            guard case .procedure(let handle) = cancellation.handle else {
+                preconditionFailure("ShutdownCoordinator: asked to cancel a participant: \(cancellation.handle)")
+            }
+            if let procedure = handle.procedure {
                 procedure.cancel(with: cancellation.cause.error)
             } else {
-                released.append(cancellation.handle.key)
+                released.append(handle.key)
             }
         }
         for key in released {
-            perform(storage.withLock { $0.machine.participantFinished(key) })
+            perform(storage.withLock { $0.machine.procedureFinished(key) })
         }
     }
 

@@ -265,4 +265,51 @@ struct BackgroundObserverTests {
         #expect(coordinator.phase == .finished)
         #expect(await report(of: coordinator)?.stillRunning == [])
     }
+
+    // MARK: - Failures
+
+    @Test func aFailingProcedureThatOptedInRequestsShutdownWithItsNameAndError() async throws {
+        let (coordinator, _) = makeCoordinator()
+        let holder = StubbornProcedure(name: "holder")  // keeps shutdown open, to see it begin
+        holder.addObserver(BackgroundObserver(coordinator: coordinator))
+        let feed = ClosureProcedure("feed", error: ConnectionLost())
+        feed.addObserver(
+            BackgroundObserver(
+                cancelProcedure: .whenShutdownRequested, requestsShutdownOnFailure: true, coordinator: coordinator))
+        ProcedureQueue().add(procedures: holder, feed)
+        let failure = ShutdownReport.Failure(name: "feed", error: ConnectionLost())
+        #expect(try await coordinator.waitForShutdownRequest() == .failure(failure))
+        holder.release()
+        let report = await report(of: coordinator)
+        #expect(report?.reason == .failure(failure))
+        #expect(report?.finishedDuringGracePeriod == ["holder"])  // the feed had finished before
+        #expect(report?.failures == [failure])
+    }
+
+    @Test func aFailingProcedureThatDidNotOptInRequestsNothing() async {
+        #expect(!BackgroundObserver().requestsShutdownOnFailure)
+        let (coordinator, _) = makeCoordinator()
+        let feed = ClosureProcedure("feed", error: ConnectionLost())
+        feed.addObserver(BackgroundObserver(coordinator: coordinator))
+        ProcedureQueue().add(procedure: feed)
+        await eventually("the feed is no longer watched") { coordinator.watchedProcedureCount == 0 }
+        #expect(coordinator.phase == .running)
+    }
+
+    @Test func aProcedureCancelledByAShutdownHasNotFailed() async {
+        // Watched by two coordinators: cancelled by the first one's shutdown, it must not shut the second down.
+        let (first, _) = makeCoordinator()
+        let (second, _) = makeCoordinator()
+        let poller = UntilCancelledProcedure(name: "poller")
+        poller.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested, coordinator: first))
+        poller.addObserver(BackgroundObserver(requestsShutdownOnFailure: true, coordinator: second))
+        ProcedureQueue().add(procedure: poller)
+        await executing(poller)
+        first.requestShutdown()
+        await eventually("the second coordinator hears the poller finish") { second.watchedProcedureCount == 0 }
+        #expect(shutdownContext(of: poller) == .shutdownRequested)  // it finished with the shutdown's error
+        #expect(second.phase == .running)
+        #expect(BackgroundObserver.isShutdownCancellation(ProcedureKitError.shutdownGracePeriodExpired()))
+        #expect(!BackgroundObserver.isShutdownCancellation(ConnectionLost()))
+    }
 }

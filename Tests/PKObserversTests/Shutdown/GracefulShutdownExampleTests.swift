@@ -93,6 +93,55 @@ struct GracefulShutdownExampleTests {
         #expect(run.lines.last == "exit 0")
     }
 
+    @Test func aSignalTellsTheHandlersAndStopsTheServicesOneAtATimeInReverseOrder() async {
+        let run = await runExample([
+            "--wait-for-signal", "--grace", "60", "--cancellation-period", "60", "--upload-seconds", "0",
+            "--stubborn-seconds", "0",
+        ]) { child, _ in
+            child.send(SIGTERM)
+        }
+        expectCleanRun(run)
+        #expect(run.termination == .exited(0))
+        let lines = run.lines
+        // The handler and the awaited request: code that is never cancelled learns of the shutdown.
+        let told = lines.firstIndex(of: "http: shutdown requested, no longer accepting")
+        let metricsTold = lines.firstIndex(of: "metrics: shutdown began (SIGTERM), will flush last")
+        // Each stop begins once the one before it has returned: the most recently added first, metrics (stop
+        // order 1) last.
+        let order = ["http", "cache", "database", "metrics"]
+        let stops = lines.filter { !$0.hasPrefix(" ") && ($0.hasSuffix(": stopping") || $0.hasSuffix(": stopped")) }
+        #expect(stops == order.flatMap { ["\($0): stopping", "\($0): stopped"] }, "output:\n\(run.output)")
+        #expect(told.map { $0 < lines.firstIndex(of: "http: stopped") ?? 0 } == true)
+        #expect(metricsTold.map { $0 < lines.firstIndex(of: "metrics: stopped") ?? 0 } == true)
+        if let section = lines.firstIndex(of: "participants:") {
+            #expect(Array(lines.dropFirst(section + 1).prefix(4)) == order.map { "  \($0): stopped" })
+        } else {
+            Issue.record("no participants in the report\noutput:\n\(run.output)")
+        }
+        #expect(run.lines.last == "exit 0")
+    }
+
+    @Test func aFailingProcedureShutsTheRestDownAndTheReportSaysWhy() async {
+        let run = await runExample([
+            "--wait-for-signal", "--grace", "60", "--cancellation-period", "60", "--upload-seconds", "0.3",
+            "--stubborn-seconds", "0.3",
+        ]) { child, _ in
+            child.send(SIGUSR1)  // the poller loses its connection
+        }
+        expectCleanRun(run)
+        #expect(run.termination == .exited(2))
+        let lines = run.lines
+        #expect(lines.contains("poller: connection lost, failing"))
+        #expect(lines.contains("shutdown (poller failed: connection lost, signals received: 0)"))
+        #expect(lines.contains("metrics: shutdown began (poller failed: connection lost), will flush last"))
+        #expect(!lines.contains { $0.hasPrefix("poller: cancelled") })  // it had failed: nothing left to cancel
+        #expect(lines.contains("upload: finished"))
+        #expect(lines.contains("stubborn: finished"))
+        #expect(lines.contains("stragglers: none"))
+        #expect(lines.contains("  metrics: stopped"))
+        #expect(run.lines.last == "exit 2")
+    }
+
     @Test func aSecondSigtermEndsTheGracePeriodAndAThirdEndsTheWait() async {
         // Periods of ten minutes: only the signals can end this run before the hang timeout.
         let run = await runExample([

@@ -84,4 +84,50 @@ struct ShutdownReportTests {
     @Test func appWasBackgroundedIsProcedureKitsNameForShutdownRequested() {
         #expect(ProcedureKitError.appWasBackgrounded() == ProcedureKitError.shutdownRequested())
     }
+
+    // MARK: - Participants and failures
+
+    @Test func aReportListsEachParticipantsStopAndEveryFailure() {
+        let trigger = ShutdownReport.Failure(name: "feed", error: ConnectionLost())
+        let stopFailure = ShutdownReport.Failure(name: "http", error: ConnectionLost())
+        let report = ShutdownReport(
+            reason: .failure(trigger),
+            participants: [
+                .init(name: "http", outcome: .failed(stopFailure)),
+                .init(name: "cache", outcome: .stoppedAfterGracePeriod),
+                .init(name: "database", outcome: .stillStopping), .init(name: "metrics", outcome: .stopped),
+            ])
+        #expect(report.failures == [trigger, stopFailure])
+        #expect(report.stillRunning == ["database"])
+        #expect(!report.isComplete)
+        #expect(
+            report.description
+                == """
+                shutdown (feed failed: connection lost, signals received: 0)
+                finished during the grace period: none
+                stragglers: none
+                participants:
+                  http: failed (connection lost)
+                  cache: stopped after the grace period
+                  database: still stopping
+                  metrics: stopped
+                """)
+    }
+
+    @Test func aReportWhoseStopsAllReturnedIsCompleteEvenWithAFailure() {
+        let failure = ShutdownReport.Failure(name: "http", error: ConnectionLost())
+        let report = ShutdownReport(
+            reason: .requested, participants: [.init(name: "http", outcome: .failed(failure))])
+        #expect(report.isComplete)
+        #expect(report.failures == [failure])
+    }
+
+    @Test func failuresAreEqualWhenTheyNameTheSamePartAndTheirErrorsPrintTheSame() {
+        let failure = ShutdownReport.Failure(name: "feed", error: ConnectionLost())
+        #expect(failure == ShutdownReport.Failure(name: "feed", error: ConnectionLost()))
+        #expect(failure != ShutdownReport.Failure(name: "http", error: ConnectionLost()))
+        #expect(failure != ShutdownReport.Failure(name: "feed", error: CancellationError()))
+        #expect(Set([failure, ShutdownReport.Failure(name: "feed", error: ConnectionLost())]).count == 1)
+        #expect(ShutdownReport.Reason.failure(failure).description == "feed failed: connection lost")
+    }
 }

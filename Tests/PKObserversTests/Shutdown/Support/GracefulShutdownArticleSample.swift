@@ -20,31 +20,74 @@ private final class ConsumerProcedure: Procedure, @unchecked Sendable {
 
 @available(*, noasync)
 private func articleServiceMain() -> Never {
-    let coordinator = ShutdownCoordinator.shared
-    coordinator.gracePeriod = .seconds(20)  // within Kubernetes' 30 seconds
-    coordinator.cancellationPeriod = .seconds(5)
+    let coordinator = ShutdownCoordinator(
+        gracePeriod: .seconds(20),  // within Kubernetes' 30 seconds
+        cancellationPeriod: .seconds(5), systemdNotifier: SystemdNotifier())
     coordinator.handleSignals([SIGTERM, SIGINT])
 
     // Finish the upload if at all possible.
     let upload = BlockProcedure { print("uploading the pending changes") }
-    upload.addObserver(BackgroundObserver())
+    upload.addObserver(BackgroundObserver(coordinator: coordinator))
 
-    // Stop consuming as soon as shutdown begins.
+    // Stop consuming as soon as shutdown begins; if the consumer fails, shut the rest down.
     let consumer = ConsumerProcedure()
-    consumer.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested))
+    consumer.addObserver(
+        BackgroundObserver(
+            cancelProcedure: .whenShutdownRequested, requestsShutdownOnFailure: true, coordinator: coordinator))
 
     let queue = ProcedureQueue()
     queue.add(procedures: upload, consumer)
 
+    // Flush the metrics last, once everything else has stopped.
+    coordinator.addParticipant(named: "metrics", stopOrder: 1) { print("flushing the metrics") }
+
     // Blocks until a signal arrives and the shutdown is over.
     let report = coordinator.syncWaitForShutdown()
     print(report)
-    exit(report.isComplete ? 0 : 1)
+    exit(report.isComplete && report.failures.isEmpty ? 0 : 1)
 }
 
-private func articleAsyncShutdown() async throws -> ShutdownReport {
-    let report = try await ShutdownCoordinator.shared.shutdownGracefully(timeout: .seconds(5))
+private func articleAsyncShutdown(coordinator: ShutdownCoordinator) async throws -> ShutdownReport {
+    let report = try await coordinator.shutdownGracefully(timeout: .seconds(5))
     return report
+}
+
+// "Stopping the parts of a program in order" and "Learning that shutdown began".
+
+/// Stand-ins for the parts the article's snippets stop.
+private final class ArticleParts: Sendable {
+    func close() async {}
+    func drain() async throws {}
+    func flush() async {}
+}
+
+private struct Connection: Sendable {}
+
+private func serve(_ connection: Connection) async {}
+
+private func articleParticipants(coordinator: ShutdownCoordinator, queue: ProcedureQueue) {
+    let (pool, server, metrics) = (ArticleParts(), ArticleParts(), ArticleParts())
+    coordinator.addParticipant(named: "database") { await pool.close() }
+    coordinator.addParticipant(named: "http") { try await server.drain() }
+    coordinator.addParticipant(named: "metrics", stopOrder: 1) { await metrics.flush() }
+    // On shutdown: http, then database, then metrics.
+
+    coordinator.addParticipant(named: "jobs") {
+        queue.cancelAllOperations()
+        await queue.allOperationsFinished()
+    }
+}
+
+private func articleHandlers(coordinator: ShutdownCoordinator) async throws {
+    let (connections, intake) = AsyncStream.makeStream(of: Connection.self)
+    await coordinator.withShutdownHandler {
+        for await connection in connections { await serve(connection) }
+    } onShutdownRequested: {
+        intake.finish()  // stop accepting; the loop ends once the connections in hand are served
+    }
+
+    let reason = try await coordinator.waitForShutdownRequest()
+    print("shutting down: \(reason)")
 }
 
 private typealias MyJob = ConsumerProcedure

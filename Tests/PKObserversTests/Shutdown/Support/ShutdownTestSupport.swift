@@ -116,3 +116,87 @@ func finished(_ procedure: Procedure, sourceLocation: SourceLocation = #_sourceL
 func executing(_ procedure: Procedure, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
     await eventually("\(procedure.procedureName) executes", sourceLocation: sourceLocation) { procedure.isExecuting }
 }
+
+/// The error the tests' failing parts fail with; it prints as "connection lost".
+struct ConnectionLost: Error, CustomStringConvertible {
+    var description: String { "connection lost" }
+}
+
+/// Participants' stops for tests: each records when it begins and ends, and can be held until the test releases
+/// it, so that a test sees the order of the stops without any timing.
+final class StopLog: Sendable {
+
+    /// How a stop made by ``stop(_:until:throwing:)`` behaves once it has begun.
+    enum Hold: Sendable {
+        /// Returns at once.
+        case none
+        /// Returns when the test calls ``release(_:)``, ignoring cancellation.
+        case released
+        /// Returns when the test calls ``release(_:)`` or its Task is cancelled.
+        case releasedOrCancelled
+    }
+
+    private enum Gate: Sendable {
+        case waiting(CheckedContinuation<Void, Never>)
+        case open
+    }
+
+    private let state = PKMutex((entries: [String](), gates: [String: Gate]()))
+
+    /// What happened so far: `"begin <name>"`, `"cancelled <name>"` (the stop saw its Task cancelled) and
+    /// `"end <name>"`, in order.
+    var entries: [String] { state.withLock { $0.entries } }
+
+    /// A stop named `name` that behaves as `hold` says, then throws `error` if given.
+    func stop(_ name: String, until hold: Hold = .none, throwing error: (any Error)? = nil)
+        -> @Sendable () async throws -> Void
+    {
+        { [self] in
+            append("begin \(name)")
+            switch hold {
+            case .none:
+                break
+            case .released:
+                await withTaskCancellationHandler {
+                    await waitForRelease(name)
+                } onCancel: {
+                    self.append("cancelled \(name)")
+                }
+            case .releasedOrCancelled:
+                await withTaskCancellationHandler {
+                    await waitForRelease(name)
+                } onCancel: {
+                    self.append("cancelled \(name)")
+                    self.release(name)
+                }
+            }
+            append("end \(name)")
+            if let error { throw error }
+        }
+    }
+
+    /// Lets the stop named `name` return: now if it is waiting, as soon as it waits otherwise.
+    func release(_ name: String) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state.gates[name] = .open }
+            if case .waiting(let continuation) = state.gates[name] { return continuation }
+            return nil
+        }
+        continuation?.resume()
+    }
+
+    func append(_ entry: String) {
+        state.withLock { $0.entries.append(entry) }
+    }
+
+    private func waitForRelease(_ name: String) async {
+        await withCheckedContinuation { continuation in
+            let released = state.withLock { state -> Bool in
+                if case .open = state.gates[name] { return true }
+                state.gates[name] = .waiting(continuation)
+                return false
+            }
+            if released { continuation.resume() }
+        }
+    }
+}

@@ -1,23 +1,23 @@
 import Dispatch
 import PKCore
 
-/// Hands the shutdown report to one suspended task, once: whichever comes first of the report and the task's
-/// cancellation resumes it, and the other does nothing.
+/// Hands a value of the shutdown (the report, or the reason it was requested) to one suspended task, once:
+/// whichever comes first of the value and the task's cancellation resumes it, and the other does nothing.
 ///
 /// Either may come before the continuation is installed; it is then kept and delivered on installation.
-final class ShutdownReportGate: Sendable {
+final class ShutdownGate<Value: Sendable>: Sendable {
     private enum State: Sendable {
         case idle
-        case waiting(CheckedContinuation<ShutdownReport, any Error>)
-        case resolvedEarly(Result<ShutdownReport, CancellationError>)
+        case waiting(CheckedContinuation<Value, any Error>)
+        case resolvedEarly(Result<Value, CancellationError>)
         case done
     }
 
     private let state = PKMutex(State.idle)
 
     /// Installs the continuation to resume; resumes it at once if the outcome is already known.
-    func install(_ continuation: CheckedContinuation<ShutdownReport, any Error>) {
-        let early = state.withLock { state -> Result<ShutdownReport, CancellationError>? in
+    func install(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early = state.withLock { state -> Result<Value, CancellationError>? in
             switch state {
             case .idle:
                 state = .waiting(continuation)
@@ -26,15 +26,15 @@ final class ShutdownReportGate: Sendable {
                 state = .done
                 return result
             case .waiting, .done:
-                preconditionFailure("ShutdownReportGate: a second continuation was installed")
+                preconditionFailure("ShutdownGate: a second continuation was installed")
             }
         }
         if let early { continuation.resume(with: early.mapError { $0 }) }
     }
 
     /// Delivers the outcome; only the first one counts.
-    func resolve(_ result: Result<ShutdownReport, CancellationError>) {
-        let continuation = state.withLock { state -> CheckedContinuation<ShutdownReport, any Error>? in
+    func resolve(_ result: Result<Value, CancellationError>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
             switch state {
             case .idle:
                 state = .resolvedEarly(result)
