@@ -64,7 +64,7 @@ let package = Package(
             name: "HelloProcedure", dependencies: ["PKCore"], path: "Examples/HelloProcedure",
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ImagePipeline", dependencies: ["PKCore"], path: "Examples/ImagePipeline",
+            name: "ImagePipeline", dependencies: ["PKCore", "PKObservers"], path: "Examples/ImagePipeline",
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "WeatherReport", dependencies: ["PKCore"], path: "Examples/WeatherReport",

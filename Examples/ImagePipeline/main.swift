@@ -1,8 +1,10 @@
 // A small image pipeline: download several (fake) images, resize each one once its download has finished,
 // then publish a gallery that depends on every resize (fan-in). One download fails and one is cancelled, so the
-// output shows how errors and cancellation travel through `errors` and `status`.
+// output shows how errors and cancellation travel through `errors` and `status`. Each download reports its
+// progress; a progress bar follows the whole queue (redrawn in place on a terminal, plain lines otherwise).
 import Foundation
 import PKCore
+import PKObservers
 import Synchronization
 
 struct Image: Sendable { let file: String, width: Int, height: Int }
@@ -20,6 +22,14 @@ final class DownloadImage: Procedure, OutputProcedure, @unchecked Sendable {
     var output: Pending<ProcedureResult<Image>> {
         get { result.withLock { $0 } }
         set { result.withLock { $0 = newValue } }
+    }
+
+    private var halfway: DispatchTimeInterval {
+        switch latency {
+        case .seconds(let seconds): .milliseconds(seconds * 500)
+        case .milliseconds(let milliseconds): .milliseconds(milliseconds / 2)
+        default: latency
+        }
     }
 
     init(file: String, latency: DispatchTimeInterval) {
@@ -44,6 +54,11 @@ final class DownloadImage: Procedure, OutputProcedure, @unchecked Sendable {
 
     override func execute() {
         inFlight.withLock { $0 = true }
+        reportProgress(completed: 0, of: 100, message: "downloading \(file)")
+        // Half-way through, as a network callback reporting bytes received would.
+        DispatchQueue.global().asyncAfter(deadline: .now() + halfway) { [weak self] in
+            self?.reportProgress(completed: 50, of: 100)
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + latency) { [weak self] in
             guard let self, claimFinish() else { return }
             if file.hasPrefix("missing") {
@@ -111,8 +126,8 @@ final class PublishGallery: Procedure, @unchecked Sendable {
     }
 }
 
-/// Prints progress. The closures receive the procedure, so they capture nothing.
-func reportProgress<P: Procedure>(of procedure: P) {
+/// Prints each procedure's start and end. The closures receive the procedure, so they capture nothing.
+func logLifecycle<P: Procedure>(of procedure: P) {
     procedure.addWillExecuteBlockObserver { procedure, _ in print("-> \(procedure.procedureName)") }
     procedure.addDidFinishBlockObserver { procedure, errors in
         let detail = errors.isEmpty ? "" : ", errors: \(errors)"
@@ -123,13 +138,18 @@ func reportProgress<P: Procedure>(of procedure: P) {
 // MARK: - Synchronous: build the graph, add it, wait
 
 let queue = ProcedureQueue(name: "images", maxConcurrentOperationCount: 2)  // at most two at a time
+// The queue's progress: each download weighs its 100 units, each other procedure 1. On a terminal the bar is
+// redrawn in place on standard error, so the lifecycle lines are left out there; into a file or a pipe, the bar
+// writes a plain line per tenth, between the lifecycle lines.
+let bar = TerminalProgressBar(monitoring: ProgressMonitor(queue), title: "images")
+let onTerminal = isatty(STDERR_FILENO) == 1
 
 let files = ["huge.png", "cat.png", "missing.png", "dog.png"]
 let downloads = files.map { DownloadImage(file: $0, latency: .milliseconds($0 == "huge.png" ? 5_000 : 100)) }
 let resizes = downloads.map { ResizeImage($0, maxSide: 400) }
 let publish = PublishGallery(resizes)
 
-for procedure: Procedure in downloads + resizes + [publish] { reportProgress(of: procedure) }
+if !onTerminal { for procedure: Procedure in downloads + resizes + [publish] { logLifecycle(of: procedure) } }
 queue.add(procedures: downloads)
 queue.add(procedures: resizes)
 queue.add(procedure: publish)
@@ -138,6 +158,7 @@ queue.add(procedure: publish)
 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(150)) { downloads[0].cancel() }
 
 queue.waitUntilAllOperationsAreFinished()
+bar.finish()  // a queue's progress never finishes by itself: end the bar's line
 for download in downloads {
     print(
         "   \(download.file): status \(download.status), isCancelled \(download.isCancelled), "

@@ -325,6 +325,13 @@ if selected("W13") {
     report(w13, run(w13, repetitions: repetitions))
 }
 
+// W20: progress, watched on the queue and reported by each procedure, against W1 with progress unused
+// (ProgressWorkloads.swift).
+if selected("W20") {
+    let w20 = progressWorkload(count: n, w1Median: w1Median)
+    report(w20, run(w20, repetitions: repetitions))
+}
+
 // W19: fan-out, taking each value as it is done (FanOutWorkloads.swift).
 if selected("W19") {
     let w19 = fanOutWorkload(count: sizes.fanOut)

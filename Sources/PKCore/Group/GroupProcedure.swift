@@ -65,6 +65,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         var childErrors: [any Error] = []
         var transform: (@Sendable (Procedure, inout [any Error]) -> Void)?
         var isSuspended = false
+        /// Child procedures that finished: a progress roll-up made late counts them as done.
+        var finishedChildProcedures = 0
 
         /// Counts `children` as being taken.
         mutating func reserve(_ children: [Operation]) {
@@ -171,6 +173,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     }
 
     override func addChildNow(_ child: Operation, producedBy producer: Procedure?) {
+        if let procedure = child as? Procedure, let node = existingProgressNode, countsTowardProgress(procedure) {
+            node.adopt(procedure.progressNode())
+        }
         // Runs in the group's event context, as execute() does, so the phase cannot change to running under it.
         let held = groupState.withLock { state -> Bool in
             guard state.phase == .collecting else { return false }
@@ -325,9 +330,30 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         groupState.withLock { $0.phase == .finishing }
     }
 
-    func childDidFinish() {
-        groupState.withLock { $0.outstanding -= 1 }
+    func childDidFinish(isProcedure: Bool) {
+        groupState.withLock {
+            $0.outstanding -= 1
+            if isProcedure { $0.finishedChildProcedures += 1 }
+        }
         finishIfDone()
+    }
+
+    // MARK: - Progress
+
+    override var progressMode: ProgressNodeState.Mode { .sum }
+
+    /// Whether `child` counts toward the group's progress: every child procedure; a repeat's attempts only.
+    func countsTowardProgress(_ child: Procedure) -> Bool { true }
+
+    /// Links the children's progress to the group's: those running or waiting now, and those that finished
+    /// before, as done. (A child finishing at this very moment may be counted twice, or not at all, until the
+    /// group finishes, when its progress is complete either way.)
+    override func progressNodeWasMade(_ node: ProgressNode) {
+        let current = children
+        node.countFinishedChildren(groupState.withLock { $0.finishedChildProcedures })
+        for case let child as Procedure in current where countsTowardProgress(child) {
+            node.adopt(child.progressNode())
+        }
     }
 
     private func finishIfDone() {
@@ -372,10 +398,10 @@ final class GroupCoordinator: ProcedureQueueDelegate, @unchecked Sendable {
     func procedureQueue(
         _ queue: ProcedureQueue, didFinishProcedure procedure: Procedure, withErrors errors: [any Error]
     ) {
-        group?.childDidFinish()
+        group?.childDidFinish(isProcedure: true)
     }
 
     func procedureQueue(_ queue: ProcedureQueue, didFinishOperation operation: Operation) {
-        group?.childDidFinish()
+        group?.childDidFinish(isProcedure: false)
     }
 }

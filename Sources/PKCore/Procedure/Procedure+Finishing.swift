@@ -87,6 +87,7 @@ extension Procedure {
         for dependent in run.dependents { dependent.dependencyDidFinish() }
         releaseIteratively(run.dependencies)
         procedureIsFinished()
+        run.progress?.finish()
         procedureDidFinish(withErrors: errors)
         if let ticket = run.lockTicket { ExclusivityManager.shared.release(ticket) }
         run.observers.instrument?.procedureDidFinish(self, withErrors: errors)
@@ -143,6 +144,8 @@ struct FinishedRun {
     let dependencies: SmallList<Operation>
     /// The mutually exclusive categories' request to release, if it made one.
     let lockTicket: UInt64?
+    /// The procedure's progress, if anyone asked for it: it becomes complete.
+    let progress: ProgressNode?
     /// Released first, by assigning over them (`var`, so that nothing is copied to release them).
     var conditions: [Condition]
     var producer: Procedure?
@@ -154,7 +157,8 @@ extension ProcedureStorage {
     mutating func takeFinishedRun() -> FinishedRun {
         let run = FinishedRun(
             errors: machine.completeFinishing(), dependents: dependents, queueRef: queueRef, observers: observers,
-            dependencies: dependencies, lockTicket: readiness.finished(), conditions: conditions, producer: producer)
+            dependencies: dependencies, lockTicket: readiness.finished(), progress: progress, conditions: conditions,
+            producer: producer)
         dependents = SmallList()
         queueRef = nil
         dependencies = SmallList()

@@ -87,6 +87,14 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// subclasses (async procedures cancel their Task here).
     func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {}
 
+    /// What the procedure's progress is made of: its own reports; a group's is its children's (see
+    /// ``ProgressNode``).
+    var progressMode: ProgressNodeState.Mode { .own }
+
+    /// Called once, outside the procedure's lock, when its progress node was just made: a group links its
+    /// children's nodes to it here.
+    func progressNodeWasMade(_ node: ProgressNode) {}
+
     /// Whether a `finish` call may go ahead; a group refuses every finish but its own.
     func acceptsFinish() -> Bool { true }
 

@@ -39,6 +39,9 @@ struct ProcedureStorage {
     var finishWaiters = FinishWaiters()
     /// Where the "will" phase being delivered right now stands (see ``WillPhaseMachine``).
     var willPhase = WillPhaseMachine()
+    /// The procedure's progress, once someone reported, read or watched it (see ``ProgressNode``); kept after it
+    /// finishes, so that its progress still reads as finished.
+    var progress: ProgressNode?
 
     init(automaticFinishingDisabled: Bool) {
         machine = ProcedureStateMachine(automaticFinishingDisabled: automaticFinishingDisabled)

@@ -45,6 +45,9 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// The name, behind a lock of its own for the same reason: the trace recorder reads it for every procedure
     /// added. PERF(W13)
     private let nameBox: PKMutex<String?>
+    /// The queue's progress roll-up and the observer feeding it, made when someone first watches the queue's
+    /// progress (see ``ProgressMonitor``).
+    let progressFeed = PKMutex<QueueProgressFeed?>(nil)
 
     /// Holds the delegate weakly.
     private struct WeakDelegate {

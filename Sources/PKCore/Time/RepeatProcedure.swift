@@ -158,6 +158,14 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         super.child(child, willFinishWithErrors: collected)
     }
 
+    // MARK: - Progress
+
+    /// A repeat's progress is its current attempt's: how many attempts there will be is not known in advance.
+    override var progressMode: ProgressNodeState.Mode { .latest }
+
+    /// The attempts count toward the repeat's progress; the waits between them do not.
+    override func countsTowardProgress(_ child: Procedure) -> Bool { child is T }
+
     /// The current operation is about to finish: returns the errors to collect. A repeat always goes on.
     func attemptWillFinish(_ attempt: T, withErrors errors: [any Error]) -> [any Error] {
         addNextOperation { $0 }

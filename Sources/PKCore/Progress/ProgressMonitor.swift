@@ -1,0 +1,143 @@
+import Foundation
+
+/// Watches the progress of a procedure, a group or a queue: read it, be told of changes, iterate them, or hand a
+/// `Foundation.Progress` to code that expects one.
+///
+/// ```swift
+/// let monitor = ProgressMonitor(group)
+/// monitor.addHandler { progress in print(progress) }   // 40% (2/5) resizing photo 3
+/// queue.add(procedure: group)
+/// for await progress in monitor.updates() { bar.show(progress.fractionCompleted) }
+/// ```
+///
+/// What is rolled up:
+/// - A procedure's progress is what it reported (``Procedure/reportProgress(completed:of:message:)``), complete
+///   once it finished (succeeded, failed or cancelled).
+/// - A ``GroupProcedure``'s (and a ``BatchProcedure``'s) is the sum of its child procedures' weights: a child that
+///   reports units weighs its total, any other 1; children added later are included as they are added, so the
+///   total may grow, and the fraction may go back when it does. Children that finished before the group was first
+///   watched count as done, each weighing 1.
+/// - A ``RepeatProcedure``'s and a ``RetryProcedure``'s is its current attempt's (the number of attempts is not
+///   known in advance); complete once the repeat finished.
+/// - A ``ProcedureQueue``'s is the sum over the procedures added since it was last idle (everything it counted had
+///   finished): a queue starts counting afresh with the next procedure added after that. Procedures that finished
+///   before the queue was first watched are not counted. A queue's progress never reads as finished.
+///
+/// A procedure counts toward one roll-up only: its group's, or, for a procedure on a watched queue, its queue's.
+///
+/// Cost: nothing until something reports, reads or watches progress. Watching a queue gives each procedure added
+/// to it a progress node (the benchmark's W1 row with a monitor attached measures it).
+///
+/// Handlers run on the thread that reported the change (a child's report updates its group's roll-up on the
+/// child's thread), with no lock held, one value at a time per monitored object, latest last; changes made while a
+/// handler runs are coalesced. Keep handlers short (`TerminalProgressBar` in PKObservers throttles its drawing).
+/// A handler added to a finished procedure is called once, with the finished value.
+///
+/// The monitor stops every handler it added, and every `Foundation.Progress` it made stops following, when it is
+/// released or ``stop()`` is called. Thread-safe.
+public final class ProgressMonitor: Sendable {
+    private let node: ProgressNode
+    /// Cancels what is watched: the procedure, or the queue's operations.
+    private let cancelWatched: @Sendable () -> Void
+    /// The handlers this monitor added, to remove when it stops; `nil` once stopped.
+    private let subscriptions = PKMutex<[UInt64]?>([])
+
+    /// Watches `procedure` (a group rolls up its children).
+    public init(_ procedure: Procedure) {
+        node = procedure.progressNode()
+        cancelWatched = { [weak procedure] in procedure?.cancel() }
+    }
+
+    /// Watches everything added to `queue` (see the roll-up rules above).
+    public init(_ queue: ProcedureQueue) {
+        node = queue.progressNode()
+        cancelWatched = { [weak queue] in queue?.cancelAllOperations() }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The progress now.
+    public var progress: ProcedureProgress { node.value }
+
+    /// Calls `handler` with the current progress, then with every change, until the monitor stops (for a
+    /// procedure, the last call has ``ProcedureProgress/isFinished`` set).
+    public func addHandler(_ handler: @escaping @Sendable (ProcedureProgress) -> Void) {
+        let id = node.subscribe(handler)
+        let kept = subscriptions.withLock { ids -> Bool in
+            guard ids != nil else { return false }
+            ids?.append(id)
+            return true
+        }
+        if !kept { node.unsubscribe(id) }
+    }
+
+    /// The progress now, then every change (coalesced: a slow consumer sees the latest), ending after the
+    /// finished value for a procedure; for a queue, when the monitor stops or the iterating task is cancelled.
+    public func updates() -> AsyncStream<ProcedureProgress> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ProcedureProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let id = node.subscribe { progress in
+            continuation.yield(progress)
+            if progress.isFinished { continuation.finish() }
+        }
+        let kept = subscriptions.withLock { ids -> Bool in
+            guard ids != nil else { return false }
+            ids?.append(id)
+            return true
+        }
+        guard kept else {
+            node.unsubscribe(id)
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak node] _ in node?.unsubscribe(id) }
+        return stream
+    }
+
+    /// A `Foundation.Progress` that follows this progress for as long as the monitor lives, for code that expects
+    /// one. Its unit counts are this progress's units when it has them, otherwise thousandths (messages are not carried:
+    /// `Progress`'s descriptions are read-only here). Cancelling it
+    /// cancels what is watched (the procedure, or every operation on the queue).
+    public func makeFoundationProgress() -> Progress {
+        let foundation = Progress(totalUnitCount: 1000)
+        foundation.isCancellable = true
+        let cancel = cancelWatched
+        foundation.cancellationHandler = { cancel() }
+        let box = FoundationProgressBox(foundation)
+        addHandler { progress in box.update(with: progress) }
+        return foundation
+    }
+
+    /// Stops the handlers this monitor added (their streams end) and every `Foundation.Progress` it made from
+    /// following. Further handlers are not added.
+    public func stop() {
+        let ids = subscriptions.withLock { ids -> [UInt64] in
+            defer { ids = nil }
+            return ids ?? []
+        }
+        for id in ids { node.unsubscribe(id) }
+    }
+}
+
+/// A `Foundation.Progress` updated from a monitor's handler, which runs one value at a time.
+private final class FoundationProgressBox: @unchecked Sendable {
+    // @unchecked Sendable: `progress` is only changed from the node's deliverer, one value at a time, and
+    // Foundation's `Progress` guards its own fields.
+    let progress: Progress
+
+    init(_ progress: Progress) {
+        self.progress = progress
+    }
+
+    func update(with value: ProcedureProgress) {
+        if value.hasUnits {
+            progress.totalUnitCount = value.totalUnitCount
+            progress.completedUnitCount = value.completedUnitCount
+        } else {
+            progress.totalUnitCount = 1000
+            progress.completedUnitCount = Int64((value.fractionCompleted * 1000).rounded(.down))
+        }
+    }
+}

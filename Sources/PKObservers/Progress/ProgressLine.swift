@@ -1,0 +1,46 @@
+import PKCore
+
+/// How a ``TerminalProgressBar`` writes one progress value: a bar redrawn in place on a terminal, or a plain line
+/// for a log.
+struct ProgressLine {
+    let title: String
+    let barWidth: Int
+
+    /// `title [#########.........]  45% (9/20) message`, cut to `columns` characters (at least the title and the
+    /// percentage are kept where they fit).
+    func bar(_ progress: ProcedureProgress, columns: Int) -> String {
+        let filled = Swift.min(barWidth, Int((progress.fractionCompleted * Double(barWidth)).rounded(.down)))
+        var line = title.isEmpty ? "" : title + " "
+        line += "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
+        line += Self.percent(progress)
+        if progress.hasUnits { line += " (\(progress.completedUnitCount)/\(progress.totalUnitCount))" }
+        if let message = progress.message, !message.isEmpty { line += " " + Self.printable(message) }
+        return Self.cut(line, to: columns)
+    }
+
+    /// `title: 45% (9/20) message`, for output that is not a terminal.
+    func plain(_ progress: ProcedureProgress) -> String {
+        var line = title.isEmpty ? "" : title + ": "
+        line += Self.percent(progress)
+        if progress.hasUnits { line += " (\(progress.completedUnitCount)/\(progress.totalUnitCount))" }
+        if let message = progress.message, !message.isEmpty { line += " " + Self.printable(message) }
+        return line
+    }
+
+    /// The whole percentage, right-aligned in four characters.
+    static func percent(_ progress: ProcedureProgress) -> String {
+        let value = String(Int((progress.fractionCompleted * 100).rounded(.down)))
+        return String(repeating: " ", count: Swift.max(0, 3 - value.count)) + value + "%"
+    }
+
+    /// Control characters (a message's newlines, escape sequences) would break the line: shown as spaces.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+    }
+
+    /// At most `columns` characters (one column is left free, so the cursor never wraps to the next line).
+    static func cut(_ line: String, to columns: Int) -> String {
+        let room = Swift.max(1, columns - 1)
+        return line.count <= room ? line : String(line.prefix(room))
+    }
+}
