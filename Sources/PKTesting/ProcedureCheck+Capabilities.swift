@@ -2,8 +2,8 @@ import PKCapabilities
 
 extension ProcedureCheck {
 
-    /// Checks a capability status response (a ``GetAuthorizationStatusProcedure``'s output or completion value)
-    /// against `expected`: ProcedureKit's `XCTAssertGetAuthorizationStatus`.
+    /// Checks a capability status response (a ``/PKCapabilities/GetAuthorizationStatusProcedure``'s output or
+    /// completion value) against `expected`: ProcedureKit's `XCTAssertGetAuthorizationStatus`.
     public static func authorizationStatus<Status: Equatable>(
         _ actual: (isAvailable: Bool, status: Status)?, expected: (isAvailable: Bool, status: Status)
     ) -> [String] {

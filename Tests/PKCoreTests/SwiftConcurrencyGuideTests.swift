@@ -120,6 +120,12 @@ struct SwiftConcurrencyGuideTests {
         combine.addDependencies(load, transform)
         queue.add(procedures: [transform, combine])
         for await _ in started { break }
+        // --- guide: the wait report
+        print(queue.waitReport())
+        // Queue "pipeline": 1 running of at most 4, 1 waiting
+        // - Transform: executing
+        // - Combine: waiting for dependencies: Load (on no queue), Transform (executing)
+        // --- end
         let text = queue.waitReport().description
         #expect(
             Set(text.split(separator: "\n").map(String.init))

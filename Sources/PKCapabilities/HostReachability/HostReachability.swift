@@ -21,8 +21,8 @@ extension Capability {
     ///
     /// Each status read resolves the host (`getaddrinfo(3)`, which may consult DNS) and tries its addresses in
     /// order until one connects, within `timeout` in all, on a thread of its own; the completion runs there.
-    /// The timeout is real time (a network wait), not a ``ProcedureClock``; a slow resolver is not bounded by it
-    /// (`getaddrinfo` has no timeout), so give ``AuthorizedFor`` a `timeout` too when DNS may hang.
+    /// The timeout is real time (a network wait), not a ``/PKCore/ProcedureClock``; a slow resolver is not bounded by
+    /// it (`getaddrinfo` has no timeout), so give ``AuthorizedFor`` a `timeout` too when DNS may hang.
     public struct HostReachability: CapabilityProtocol, CustomStringConvertible {
 
         /// The host name or address.

@@ -4,7 +4,7 @@ extension Collection where Element: OutputProcedure, Element.Output: Sendable {
     /// order.
     ///
     /// The gathering procedure ends cancelled, without executing, under the same rules as
-    /// ``InputProcedure/injectResult(from:)``: a cancelled element cancels it with
+    /// ``InputProcedure/injectResult(from:)-4v0ci``: a cancelled element cancels it with
     /// ``ProcedureKitError/dependency(cancelledWithErrors:)`` (``ProcedureKitError/dependenciesCancelled()`` when
     /// it had no errors), a failed element (errors or a failure output) with
     /// ``ProcedureKitError/dependency(finishedWithErrors:)``, a pending output with

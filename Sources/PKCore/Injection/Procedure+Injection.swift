@@ -70,8 +70,8 @@ extension ProcedureProtocol where Self: Procedure {
         return self
     }
 
-    /// ProcedureKit's form: like ``Procedure/inject(dependency:block:)``, but hands `block` the dependency's
-    /// successful output.
+    /// ProcedureKit's form: like ``inject(dependency:block:)-(_,(Self,Dependency)->Void)``, but hands `block` the
+    /// dependency's successful output.
     ///
     /// Besides `inject`'s rules, an output that is a failure cancels this procedure with
     /// ``ProcedureKitError/dependency(finishedWithErrors:)`` wrapping the failure, and an output still pending
@@ -174,7 +174,7 @@ extension InputProcedure {
 
     /// Injects `dependency`'s optional output as this procedure's ``InputProcedure/input``; a `nil` output cancels
     /// this procedure with ``ProcedureKitError/requirementNotSatisfied()``. The other outcomes are those of
-    /// ``injectResult(from:)``.
+    /// ``InputProcedure/injectResult(from:)-4v0ci``.
     @discardableResult
     public func injectResult<Dependency: OutputProcedure>(from dependency: Dependency) -> Self
     where Dependency.Output == Input? {
@@ -193,7 +193,7 @@ extension InputProcedure {
     /// `transform` runs synchronously in this procedure's event context, after `dependency` has finished and
     /// before this procedure executes, so keep it cheap (use a ``TransformProcedure`` for real work). When it
     /// throws, this procedure is cancelled with the thrown error, unwrapped. The other outcomes are those of
-    /// ``injectResult(from:)``.
+    /// ``InputProcedure/injectResult(from:)-4v0ci``.
     @discardableResult
     public func injectResult<Dependency: OutputProcedure>(
         from dependency: Dependency, via transform: @escaping @Sendable (Dependency.Output) throws -> Input
@@ -207,8 +207,9 @@ extension InputProcedure {
     /// Forwards this procedure's ``InputProcedure/input`` to every procedure bound with ``bind(to:)``.
     ///
     /// The `injectResult` APIs call it after setting the input; call it yourself after setting the input from
-    /// your own injection code (for example inside ``Procedure/inject(dependency:block:)``'s block). Setting `input`
-    /// directly does not forward it.
+    /// your own injection code (for example inside
+    /// ``ProcedureProtocol/inject(dependency:block:)-(_,(Self,Dependency)->Void)``'s block). Setting `input` directly
+    /// does not forward it.
     public func didSetInputReady() {
         InputBindings.inputDidBecomeReady(in: self)
     }
@@ -247,7 +248,7 @@ extension OutputProcedure where Output: Sequence & Sendable, Output.Element: Sen
 
     /// A ``MapProcedure`` injected with this procedure's output: it outputs `transform` applied to each element.
     ///
-    /// A failing or cancelled source cancels it, as ``InputProcedure/injectResult(from:)`` describes. Add both
+    /// A failing or cancelled source cancels it, as ``InputProcedure/injectResult(from:)-4v0ci`` describes. Add both
     /// procedures to a queue.
     public func map<U: Sendable>(
         transform: @escaping @Sendable (Output.Element) throws -> U
@@ -260,7 +261,7 @@ extension OutputProcedure where Output: Sequence & Sendable, Output.Element: Sen
     /// A ``FlatMapProcedure`` injected with this procedure's output: it outputs the non-`nil` results of
     /// `transform` (ProcedureKit's `flatMap`, which is Swift's `compactMap`).
     ///
-    /// A failing or cancelled source cancels it, as ``InputProcedure/injectResult(from:)`` describes.
+    /// A failing or cancelled source cancels it, as ``InputProcedure/injectResult(from:)-4v0ci`` describes.
     public func flatMap<U: Sendable>(
         transform: @escaping @Sendable (Output.Element) throws -> U?
     ) -> FlatMapProcedure<Output.Element, U> {
@@ -272,7 +273,7 @@ extension OutputProcedure where Output: Sequence & Sendable, Output.Element: Sen
     /// A ``FilterProcedure`` injected with this procedure's output: it outputs the elements for which
     /// `isIncluded` returns `true`.
     ///
-    /// A failing or cancelled source cancels it, as ``InputProcedure/injectResult(from:)`` describes.
+    /// A failing or cancelled source cancels it, as ``InputProcedure/injectResult(from:)-4v0ci`` describes.
     public func filter(
         isIncluded: @escaping @Sendable (Output.Element) throws -> Bool
     ) -> FilterProcedure<Output.Element> {
@@ -302,7 +303,7 @@ extension OutputProcedure where Output: Sequence & Sendable, Output.Element: Sen
     /// A ``ReduceProcedure`` injected with this procedure's output: it outputs the elements combined with
     /// `nextPartialResult`, starting from `initial`.
     ///
-    /// A failing or cancelled source cancels it, as ``InputProcedure/injectResult(from:)`` describes.
+    /// A failing or cancelled source cancels it, as ``InputProcedure/injectResult(from:)-4v0ci`` describes.
     public func reduce<U: Sendable>(
         _ initial: U, _ nextPartialResult: @escaping @Sendable (U, Output.Element) throws -> U
     ) -> ReduceProcedure<Output.Element, U> {

@@ -5,8 +5,8 @@ extension InputProcedure {
     /// procedure's input: ProcedureKit's `injectPayload(fromNetwork:)`.
     ///
     /// A response without a payload cancels this procedure with
-    /// ``PKCore/ProcedureKitError/Context/requirementNotSatisfied``; a dependency that failed or was cancelled
-    /// cancels it as ``PKCore/ProcedureProtocol/inject(dependency:block:)-(_,(Self,Dependency)->Void)`` does.
+    /// ``/PKCore/ProcedureKitError/Context/requirementNotSatisfied``; a dependency that failed or was cancelled
+    /// cancels it as ``/PKCore/ProcedureProtocol/inject(dependency:block:)-(_,(Self,Dependency)->Void)`` does.
     /// Runs in this procedure's event context, before it executes. Returns this procedure.
     @discardableResult
     public func injectPayload<Dependency: OutputProcedure>(fromNetwork dependency: Dependency) -> Self

@@ -13,7 +13,7 @@ import PKCore
 /// ```
 ///
 /// The input is the `URLRequest` (inject it, or pass it to `init`); the output is the body and its
-/// `HTTPURLResponse`. A missing input fails with ``PKCore/ProcedureKitError/Context/requirementNotSatisfied``; a
+/// `HTTPURLResponse`. A missing input fails with ``/PKCore/ProcedureKitError/Context/requirementNotSatisfied``; a
 /// task error is the procedure's error, as the session reported it (a `URLError`); a response that is not HTTP
 /// fails with ProcedureKit's `unknown` error (caused by ``NetworkResponseError/notHTTPResponse(url:)``). Any status code is a success unless
 /// ``validate(statusCodes:)`` was called, in which case another code fails with an ``HTTPStatusError``.

@@ -19,7 +19,7 @@ import PKCore
 /// sends an empty body (FoundationNetworking crashes on a `nil` upload body). The request's method is sent as set
 /// (`URLRequest` defaults to GET; set POST or PUT), and no Content-Type is added. The output is the response body
 /// and its `HTTPURLResponse`. A missing input fails with
-/// ``PKCore/ProcedureKitError/Context/requirementNotSatisfied``; a task error is the procedure's error, as the session reported it (a `URLError`); a response that is not HTTP
+/// ``/PKCore/ProcedureKitError/Context/requirementNotSatisfied``; a task error is the procedure's error, as the session reported it (a `URLError`); a response that is not HTTP
 /// fails with ProcedureKit's `unknown` error (caused by ``NetworkResponseError/notHTTPResponse(url:)``). Any status code is a success unless
 /// ``validate(statusCodes:)`` was called, in which case another code fails with an ``HTTPStatusError``.
 ///

@@ -35,7 +35,7 @@ import PKObservers
 /// to change what is retried (``NetworkRecovery/shouldRetry(givenNetworkResponse:)``) or to act between attempts
 /// (``NetworkRecovery/recover(withInfo:payload:)``), for example to refresh a token after a 401.
 ///
-/// Threads and cancellation are ``PKCore/RetryProcedure``'s: cancelling it cancels the running attempt (and its
+/// Threads and cancellation are ``/PKCore/RetryProcedure``'s: cancelling it cancels the running attempt (and its
 /// request) or the wait between attempts, and makes no further attempt.
 open class NetworkProcedure<T: Procedure & NetworkOperation>: RetryProcedure<T>, @unchecked Sendable {
     // @unchecked Sendable: `recovery` is immutable and Sendable; the superclasses guard the rest.
@@ -124,7 +124,7 @@ open class NetworkProcedure<T: Procedure & NetworkOperation>: RetryProcedure<T>,
     }
 
     /// Turns a status the ``recovery`` would retry (``NetworkRecovery/shouldRetry(givenNetworkResponse:)``) into an
-    /// error, so that the retry sees a failed attempt, then goes on as ``PKCore/RetryProcedure`` does.
+    /// error, so that the retry sees a failed attempt, then goes on as ``/PKCore/RetryProcedure`` does.
     open override func child(_ child: Procedure, willFinishWithErrors errors: [any Error]) {
         var errors = errors
         if errors.isEmpty, let attempt = child as? T, attempt === current, let code = attempt.urlResponse?.code,

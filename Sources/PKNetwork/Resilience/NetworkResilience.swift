@@ -10,7 +10,7 @@ public protocol NetworkResilience: Sendable {
     /// The most attempts, the first included.
     var maximumNumberOfAttempts: Int { get }
     /// The waits between attempts (the first value goes with the first attempt and is not waited, as in
-    /// ``PKCore/RetryProcedure``).
+    /// ``/PKCore/RetryProcedure``).
     var backoffStrategy: WaitStrategy { get }
     /// The time limit of each attempt, enforced by a `TimeoutObserver`; `nil` for none.
     var requestTimeout: TimeInterval? { get }

@@ -3,7 +3,7 @@ import PKCore
 
 /// A response PKNetwork's procedures cannot use.
 ///
-/// The procedures fail with ProcedureKit's error for these, ``PKCore/ProcedureKitError`` `unknown` (so that
+/// The procedures fail with ProcedureKit's error for these, ``/PKCore/ProcedureKitError`` `unknown` (so that
 /// ProcedureKit code matching `ProcedureKitError.unknown` still does), with this as its `underlyingError`:
 ///
 /// ```swift

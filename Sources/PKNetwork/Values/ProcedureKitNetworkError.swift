@@ -52,7 +52,7 @@ public struct ProcedureKitNetworkError: Error, Sendable, CustomStringConvertible
         }
     }
 
-    /// Whether the attempt timed out: a ``PKCore/ProcedureKitError`` `timedOut` (from a `TimeoutObserver`) or
+    /// Whether the attempt timed out: a ``/PKCore/ProcedureKitError`` `timedOut` (from a `TimeoutObserver`) or
     /// `URLError.timedOut`.
     public var isTimeoutError: Bool {
         if let error = underlyingError as? ProcedureKitError, case .timedOut = error.context { return true }

@@ -10,7 +10,7 @@ import PKCore
 /// changes, in the order the changes happened. Work that starts within the grace period keeps the indicator on without a flicker. A `stop()`
 /// without a matching `start()` is refused with a warning: the count never goes below zero.
 ///
-/// The grace period runs on a ``PKCore/ProcedureClock`` (PKTesting's `ManualClock` in tests).
+/// The grace period runs on a ``/PKCore/ProcedureClock`` (PKTesting's `ManualClock` in tests).
 ///
 /// To only count, create it with ``init()``: it then drives no indicator, and ``inFlightCount`` and
 /// ``peakInFlightCount`` are all it reports.

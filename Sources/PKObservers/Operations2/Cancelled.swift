@@ -2,7 +2,7 @@ import PKCore
 
 /// An observer told when a procedure is cancelled (Operations 2.x's name).
 ///
-/// A refinement of ``PKCore/ProcedureObserver`` for one event: conforming types implement
+/// A refinement of ``/PKCore/ProcedureObserver`` for one event: conforming types implement
 /// ``didCancelOperation(_:)`` only; it is called in the procedure's DidCancel phase, once, whether the procedure
 /// was cancelled before it started or while it ran. The cancel's errors are on the procedure (`errors`).
 public protocol OperationDidCancelObserver: ProcedureObserver {

@@ -3,7 +3,7 @@ import PKCore
 /// An observer told when a procedure finishes: directly before it moves to the finished state (Operations 2.x's
 /// name).
 ///
-/// A refinement of ``PKCore/ProcedureObserver`` for one event: conforming types implement
+/// A refinement of ``/PKCore/ProcedureObserver`` for one event: conforming types implement
 /// ``didFinishOperation(_:errors:)`` only. It is called in the procedure's WillFinish phase, so `isFinished` is
 /// still `false` inside it and the procedure's dependents have not started yet; it receives every error the
 /// procedure finishes with.

@@ -3,7 +3,7 @@ import PKCore
 
 /// An observer told when a procedure produces another operation (Operations 2.x's name).
 ///
-/// A refinement of ``PKCore/ProcedureObserver`` for one event: conforming types implement
+/// A refinement of ``/PKCore/ProcedureObserver`` for one event: conforming types implement
 /// ``operation(_:didProduceOperation:)`` only; it is called after the produced operation was added to the
 /// producer's queue (for a group, after a child was added: the group produces its children).
 public protocol OperationDidProduceOperationObserver: ProcedureObserver {

@@ -2,7 +2,7 @@ import PKCore
 
 /// An observer told when a procedure starts: just before `execute()` is called (Operations 2.x's name).
 ///
-/// A refinement of ``PKCore/ProcedureObserver`` for one event: conforming types implement
+/// A refinement of ``/PKCore/ProcedureObserver`` for one event: conforming types implement
 /// ``didStartOperation(_:)`` only; it is called in the procedure's WillExecute phase. A procedure cancelled before
 /// it starts never calls it.
 public protocol OperationDidStartObserver: ProcedureObserver {

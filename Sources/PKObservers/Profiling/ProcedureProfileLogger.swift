@@ -13,14 +13,14 @@ import PKCore
 ///   Resize #6000027d8f00: attached +0.036 ms, cancelled +3.200 ms, finished +3.214 ms
 /// ```
 ///
-/// The entry goes to ``PKCore/Log/writer`` through ``PKCore/Log/formatter``, with the profiled procedure's name as
-/// its subsystem, when ``PKCore/Log/enabled`` is on and ``severity`` is at least ``PKCore/Log/severity``. Called
+/// The entry goes to ``/PKCore/Log/writer`` through ``/PKCore/Log/formatter``, with the profiled procedure's name as
+/// its subsystem, when ``/PKCore/Log/enabled`` is on and ``severity`` is at least ``/PKCore/Log/severity``. Called
 /// on the thread that completed the result; thread-safe.
 public struct ProcedureProfileLogger: ProcedureProfilerReporter {
     /// The severity the timeline is logged at.
     public let severity: LogSeverity
 
-    /// Creates a logger writing at `severity` (by default ``PKCore/LogSeverity/info``, which the default log
+    /// Creates a logger writing at `severity` (by default ``/PKCore/LogSeverity/info``, which the default log
     /// settings write).
     public init(severity: LogSeverity = .info) {
         self.severity = severity

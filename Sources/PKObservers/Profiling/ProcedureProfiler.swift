@@ -17,7 +17,7 @@ import PKCore
 /// arrived, the reporters get the result, exactly once.
 ///
 /// Attach a profiler to one procedure, once: a second attachment is refused with a warning. The profiler reads
-/// the process's monotonic clock unless it is given a ``PKCore/ProcedureClock`` (tests pass PKTesting's
+/// the process's monotonic clock unless it is given a ``/PKCore/ProcedureClock`` (tests pass PKTesting's
 /// `ManualClock`). Callbacks run on the thread delivering the procedure's events; reporters are called outside
 /// any lock. Cancellation is recorded, not acted on. Thread-safe.
 ///

@@ -3,7 +3,7 @@ import PKCore
 
 extension Procedure {
 
-    /// Cancels this procedure with ``PKCore/ProcedureKitError/timedOut(with:)`` if it is still running `duration`
+    /// Cancels this procedure with ``/PKCore/ProcedureKitError/timedOut(with:)`` if it is still running `duration`
     /// after it starts executing: a ``TimeoutObserver`` in one line. A zero or negative duration sets no limit.
     ///
     /// ```swift
@@ -19,7 +19,7 @@ extension Procedure {
 extension ProcedureQueue {
 
     /// Adds `procedure` with a time limit and waits for it to finish: `run(_:)` with a ``TimeoutObserver``. A procedure still running `timeout` after it starts executing is cancelled, and this
-    /// throws ``PKCore/ProcedureKitError/timedOut(with:)`` (once the procedure has finished).
+    /// throws ``/PKCore/ProcedureKitError/timedOut(with:)`` (once the procedure has finished).
     public func run<P: Procedure>(_ procedure: P, timeout: Duration, clock: any ProcedureClock = SystemClock())
         async throws
     {

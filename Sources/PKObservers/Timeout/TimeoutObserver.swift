@@ -6,7 +6,7 @@ import PKCore
 /// The timer starts in the procedure's WillExecute phase, just before `execute()`; for ``init(until:clock:)`` the
 /// interval is worked out at that moment. A zero, negative or NaN interval starts no timer; an infinite or huge one
 /// (beyond about 31,000 years) is that long, never a trap. When the timer fires and the
-/// procedure is neither finished nor cancelled, it is cancelled with ``PKCore/ProcedureKitError/timedOut(with:)``
+/// procedure is neither finished nor cancelled, it is cancelled with ``/PKCore/ProcedureKitError/timedOut(with:)``
 /// carrying this observer's delay. The observer only cancels: finishing is up to the procedure, and one that ignores
 /// cancellation finishes later, still carrying the timeout error.
 ///
@@ -17,7 +17,7 @@ import PKCore
 /// - The timer is cancelled, and released, when the procedure finishes: nothing fires late, and the observer keeps
 ///   no reference to a finished procedure (the timer, which holds it until then, is released at finish).
 ///
-/// Timers run on a ``PKCore/ProcedureClock``: ``PKCore/SystemClock`` by default, PKTesting's `ManualClock` in tests.
+/// Timers run on a ``/PKCore/ProcedureClock``: ``/PKCore/SystemClock`` by default, PKTesting's `ManualClock` in tests.
 /// Thread-safe: a value type. On the system clock, each value carries one timer of its own, made with it and
 /// started for the first procedure that executes (no closure, no table: PERF(W12)); other clocks, and further
 /// procedures of a value attached to several, keep their timers in a process-wide locked table.

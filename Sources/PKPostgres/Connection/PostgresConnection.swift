@@ -13,7 +13,7 @@
     /// **Not thread-safe.** A connection is used by one thread at a time, as libpq requires; every method blocks the
     /// calling thread until the server answers. Never call it on Swift's cooperative thread pool or on a
     /// `ProcedureQueue`'s threads: PKPostgres runs its own connections on threads of its own, and hands yours to
-    /// you only inside a closure it runs on such a thread (``DurableQueue/withTransaction(_:)``,
+    /// you only inside a closure it runs on such a thread (``DurableQueue/withTransaction(_:)-6mk7i``,
     /// ``DurableProcedure/willCompleteDurably(_:output:in:)``).
     ///
     /// Parameters are passed separately from the SQL (`$1`, `$2`, …) in PostgreSQL's text format, so values are

@@ -28,7 +28,7 @@
         /// The worker lost the job's lease (it expired, or another worker took the job over): the local procedure
         /// was cancelled and its outcome discarded.
         case leaseLost(JobID)
-        /// The job was cancelled through ``DurableQueue/cancel(_:)``.
+        /// The job was cancelled through ``DurableQueue/cancel(_:)-4xeub``.
         case cancelledByRequest(JobID)
         /// A dependency failed or was cancelled, so this job was cancelled.
         case dependencyFailed(JobID)

@@ -101,8 +101,8 @@
             }
         }
 
-        /// Enqueues a job inside the caller's transaction (``withTransaction(_:)``), so that it exists only if the
-        /// caller's own changes commit.
+        /// Enqueues a job inside the caller's transaction (``withTransaction(_:)-6mk7i``), so that it exists only if
+        /// the caller's own changes commit.
         public func enqueue<P: DurableProcedure>(
             _ type: P.Type, input: P.Input, options: DurableJobOptions = DurableJobOptions(),
             in transaction: PostgresConnection

@@ -4,7 +4,7 @@
 
     /// How many times a durable job may be attempted and how long to wait between attempts, stored with the job.
     ///
-    /// The waits come from PKCore's ``PKCore/WaitStrategy`` (the vocabulary of `RetryProcedure`): the wait before
+    /// The waits come from PKCore's ``/PKCore/WaitStrategy`` (the vocabulary of `RetryProcedure`): the wait before
     /// attempt *n + 1* is the strategy's *n*-th value, plus a random jitter up to ``jitter``, capped at
     /// ``maximumWait``. A failed attempt releases the job's lease and sets its `run_at`; when ``maxAttempts`` are
     /// spent the job lands in ``JobState/failed`` with its error history.

@@ -71,6 +71,7 @@
         /// Creates a worker for `queue`'s registered kinds.
         ///
         /// - Parameters:
+        ///   - queue: The queue whose jobs the worker runs: its registered kinds, on its database.
         ///   - name: The lease owner's name; by default host name, process id and a random suffix.
         ///   - concurrency: The most jobs at once (at least 1).
         ///   - leaseDuration: How long a job stays this worker's without a heartbeat (default 30 s; at least
