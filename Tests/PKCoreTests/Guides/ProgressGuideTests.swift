@@ -22,7 +22,6 @@ struct ProgressGuideTests {
 
     @Test(.timeLimit(.minutes(1))) func watchingAGroupOfCopies() async {
         let queue = ProcedureQueue()
-        var finishedValues: [ProcedureProgress] = []
 
         let copies = GroupProcedure(operations: CopyFile(), CopyFile())
         let monitor = ProgressMonitor(copies)
@@ -32,11 +31,10 @@ struct ProgressGuideTests {
         queue.add(procedure: copies)
         for await progress in monitor.updates() where progress.isFinished {
             print("copied: \(progress.completedUnitCount) chunks")
-            // End of the article's example.
-            finishedValues.append(progress)
         }
-        #expect(finishedValues.count == 1)
-        #expect(finishedValues.first?.completedUnitCount == 16)
-        #expect(finishedValues.first?.totalUnitCount == 16)
+        // End of the article's example: the updates ended with the group's finished value.
+        #expect(monitor.progress.isFinished)
+        #expect(monitor.progress.completedUnitCount == 16)
+        #expect(monitor.progress.totalUnitCount == 16)
     }
 }
