@@ -19,6 +19,14 @@ struct ParsedTrace {
         let args: [String: Any]
 
         var end: Double? { ts.flatMap { ts in dur.map { ts + $0 } } }
+        /// `ts`, and `ts + dur`, in whole nanoseconds: the file's precision. Compare these rather than the `Double`s:
+        /// `ts + dur` as a `Double` may round above a later slice's equal `ts` (129997.199 against
+        /// 129997.19900000001).
+        var beginNanoseconds: Int64? { ts.map { Int64(($0 * 1000).rounded()) } }
+        var endNanoseconds: Int64? {
+            guard let ts, let dur else { return nil }
+            return Int64((ts * 1000).rounded()) + Int64((dur * 1000).rounded())
+        }
         var status: String? { args["status"] as? String }
         var errors: [String]? { args["errors"] as? [String] }
     }

@@ -71,7 +71,7 @@ struct TraceDemoTraceTests {
         #expect(Set(trace.arrows("dependency").map { "\($0.from)→\($0.to)" }) == Self.dependencyArrows)
         let validate = try #require(trace.procedure("Validate"))
         let publish = try #require(trace.procedure("Publish"))
-        #expect(try #require(publish.ts) >= (try #require(validate.end)))
+        #expect(try #require(publish.beginNanoseconds) >= (try #require(validate.endNanoseconds)))
         #expect(publish.status == "cancelled")
         // The group's arrows leave the marks where it added each child, and reach each child's start.
         #expect(

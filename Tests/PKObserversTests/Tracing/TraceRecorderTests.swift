@@ -263,8 +263,8 @@ struct TraceRecorderTests {
         let groupSlice = try #require(trace.procedure("Group"))
         for child in ["Child A", "Child B"] {
             let slice = try #require(trace.procedure(child))
-            #expect(try #require(slice.ts) >= groupSlice.ts ?? .infinity)
-            #expect(try #require(slice.end) <= groupSlice.end ?? -1)
+            #expect(try #require(slice.beginNanoseconds) >= groupSlice.beginNanoseconds ?? .max)
+            #expect(try #require(slice.endNanoseconds) <= groupSlice.endNanoseconds ?? -1)
         }
     }
 
