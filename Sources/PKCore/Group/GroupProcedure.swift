@@ -345,15 +345,13 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// Whether `child` counts toward the group's progress: every child procedure; a repeat's attempts only.
     func countsTowardProgress(_ child: Procedure) -> Bool { true }
 
-    /// Links the children's progress to the group's: those running or waiting now, and those that finished
-    /// before, as done. (A child finishing at this very moment may be counted twice, or not at all, until the
-    /// group finishes, when its progress is complete either way.)
-    override func progressNodeWasMade(_ node: ProgressNode) {
+    /// The children whose progress rolls up into the group's: those running or waiting now, and a count of those
+    /// that finished before, as done. (A child finishing at this very moment may be counted twice, or not at all,
+    /// until the group finishes, when its progress is complete either way.)
+    override func progressChildren() -> (finished: Int, children: [Procedure]) {
         let current = children
-        node.countFinishedChildren(groupState.withLock { $0.finishedChildProcedures })
-        for case let child as Procedure in current where countsTowardProgress(child) {
-            node.adopt(child.progressNode())
-        }
+        let finished = groupState.withLock { $0.finishedChildProcedures }
+        return (finished, current.compactMap { $0 as? Procedure }.filter { countsTowardProgress($0) })
     }
 
     private func finishIfDone() {

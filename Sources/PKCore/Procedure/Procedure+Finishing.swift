@@ -80,6 +80,8 @@ extension Procedure {
         // Released here, after the lock.
         run.conditions = []
         run.producer = nil
+        // Progress completes before anyone hears that the procedure finished (Foundation's waiters, dependents).
+        run.progress?.finish()
         WorkerLoop.procedureIsFinishing(self)
         // Foundation's own bookkeeping: waitUntilFinished(), completionBlock, plain operations depending on us.
         willChangeValue(forKey: "isFinished")
@@ -87,7 +89,6 @@ extension Procedure {
         for dependent in run.dependents { dependent.dependencyDidFinish() }
         releaseIteratively(run.dependencies)
         procedureIsFinished()
-        run.progress?.finish()
         procedureDidFinish(withErrors: errors)
         if let ticket = run.lockTicket { ExclusivityManager.shared.release(ticket) }
         run.observers.instrument?.procedureDidFinish(self, withErrors: errors)

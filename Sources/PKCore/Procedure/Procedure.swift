@@ -91,9 +91,9 @@ open class Procedure: Operation, ProcedureProtocol, @unchecked Sendable {
     /// ``ProgressNode``).
     var progressMode: ProgressNodeState.Mode { .own }
 
-    /// Called once, outside the procedure's lock, when its progress node was just made: a group links its
-    /// children's nodes to it here.
-    func progressNodeWasMade(_ node: ProgressNode) {}
+    /// When its progress node was just made (outside the procedure's lock): the procedures whose progress rolls up
+    /// into this one's, and how many such children finished before (a group's; nothing for other procedures).
+    func progressChildren() -> (finished: Int, children: [Procedure]) { (0, []) }
 
     /// Whether a `finish` call may go ahead; a group refuses every finish but its own.
     func acceptsFinish() -> Bool { true }

@@ -29,22 +29,42 @@ extension Procedure {
     /// Named `procedureProgress`, as ``procedureName`` is, so as not to take `progress` from subclasses. To be told
     /// of changes, use a ``ProgressMonitor``.
     public final var procedureProgress: ProcedureProgress {
-        progressNode().value
+        let node = progressNode()
+        // Finished, but the finishing step has not completed the node yet: complete it now (idempotent), so that a
+        // finished procedure never reads as unfinished.
+        if isFinished { node.finish() }
+        return node.value
     }
 
     // MARK: - The node
 
-    /// The procedure's progress node, made on first use (and then linked to its children, for a group).
+    /// The procedure's progress node, made on first use, and then linked to its children's, which are made and
+    /// linked to theirs in turn: in a loop, not a recursion, so a deep nest of groups is linked safely.
     final func progressNode() -> ProgressNode {
+        let (node, made) = makeProgressNodeIfNeeded()
+        guard made else { return node }
+        var pending: [(Procedure, ProgressNode)] = [(self, node)]
+        while let (procedure, parent) = pending.popLast() {
+            let (finished, children) = procedure.progressChildren()
+            parent.countFinishedChildren(finished)
+            for child in children {
+                let (childNode, childMade) = child.makeProgressNodeIfNeeded()
+                parent.adopt(childNode)
+                if childMade { pending.append((child, childNode)) }
+            }
+        }
+        return node
+    }
+
+    /// The procedure's progress node, and whether it was made now.
+    private func makeProgressNodeIfNeeded() -> (ProgressNode, Bool) {
         let mode = progressMode
-        let (node, made) = storage.withLock { state -> (ProgressNode, Bool) in
+        return storage.withLock { state -> (ProgressNode, Bool) in
             if let node = state.progress { return (node, false) }
             let node = ProgressNode(mode: mode, isFinished: state.machine.state == .finished)
             state.progress = node
             return (node, true)
         }
-        if made { progressNodeWasMade(node) }
-        return node
     }
 
     /// The procedure's progress node if someone made it.

@@ -40,7 +40,8 @@ public struct ProcedureProgress: Sendable, Hashable, CustomStringConvertible {
 
     /// `42%`, `42% (21/50)` with units, then the message if any.
     public var description: String {
-        var text = "\(Int((fractionCompleted * 100).rounded(.down)))%"
+        let fraction = fractionCompleted.isFinite ? Swift.min(Swift.max(fractionCompleted, 0), 1) : 0
+        var text = "\(Int((fraction * 100).rounded(.down)))%"
         if hasUnits { text += " (\(completedUnitCount)/\(totalUnitCount))" }
         if let message { text += " \(message)" }
         if isFinished { text += " finished" }

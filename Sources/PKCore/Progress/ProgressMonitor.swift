@@ -39,8 +39,9 @@ public final class ProgressMonitor: Sendable {
     private let node: ProgressNode
     /// Cancels what is watched: the procedure, or the queue's operations.
     private let cancelWatched: @Sendable () -> Void
-    /// The handlers this monitor added, to remove when it stops; `nil` once stopped.
-    private let subscriptions = PKMutex<[UInt64]?>([])
+    /// The handlers this monitor added, to remove when it stops, each with what ends it (an `updates()` stream's
+    /// finish); `nil` once stopped.
+    private let subscriptions = PKMutex<[(id: UInt64, end: (@Sendable () -> Void)?)]?>([])
 
     /// Watches `procedure` (a group rolls up its children).
     public init(_ procedure: Procedure) {
@@ -64,13 +65,23 @@ public final class ProgressMonitor: Sendable {
     /// Calls `handler` with the current progress, then with every change, until the monitor stops (for a
     /// procedure, the last call has ``ProcedureProgress/isFinished`` set).
     public func addHandler(_ handler: @escaping @Sendable (ProcedureProgress) -> Void) {
-        let id = node.subscribe(handler)
-        let kept = subscriptions.withLock { ids -> Bool in
-            guard ids != nil else { return false }
-            ids?.append(id)
+        keep(node.subscribe(handler), end: nil)
+    }
+
+    /// Keeps a handler's id (and what ends it) to remove when the monitor stops; if it has stopped already, removes
+    /// and ends it now. Returns whether it was kept.
+    @discardableResult
+    private func keep(_ id: UInt64, end: (@Sendable () -> Void)?) -> Bool {
+        let kept = subscriptions.withLock { kept -> Bool in
+            guard kept != nil else { return false }
+            kept?.append((id, end))
             return true
         }
-        if !kept { node.unsubscribe(id) }
+        if !kept {
+            node.unsubscribe(id)
+            end?()
+        }
+        return kept
     }
 
     /// The progress now, then every change (coalesced: a slow consumer sees the latest), ending after the
@@ -78,20 +89,15 @@ public final class ProgressMonitor: Sendable {
     public func updates() -> AsyncStream<ProcedureProgress> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ProcedureProgress.self, bufferingPolicy: .bufferingNewest(1))
+        guard subscriptions.withLock({ $0 != nil }) else {
+            continuation.finish()  // stopped already
+            return stream
+        }
         let id = node.subscribe { progress in
             continuation.yield(progress)
             if progress.isFinished { continuation.finish() }
         }
-        let kept = subscriptions.withLock { ids -> Bool in
-            guard ids != nil else { return false }
-            ids?.append(id)
-            return true
-        }
-        guard kept else {
-            node.unsubscribe(id)
-            continuation.finish()
-            return stream
-        }
+        guard keep(id, end: { continuation.finish() }) else { return stream }
         continuation.onTermination = { [weak node] _ in node?.unsubscribe(id) }
         return stream
     }
@@ -110,14 +116,18 @@ public final class ProgressMonitor: Sendable {
         return foundation
     }
 
-    /// Stops the handlers this monitor added (their streams end) and every `Foundation.Progress` it made from
-    /// following. Further handlers are not added.
+    /// Stops the handlers this monitor added, ends the streams of its ``updates()``, and stops every
+    /// `Foundation.Progress` it made from following. Handlers added later are not kept, and streams made later
+    /// end at once.
     public func stop() {
-        let ids = subscriptions.withLock { ids -> [UInt64] in
-            defer { ids = nil }
-            return ids ?? []
+        let kept = subscriptions.withLock { kept -> [(id: UInt64, end: (@Sendable () -> Void)?)] in
+            defer { kept = nil }
+            return kept ?? []
         }
-        for id in ids { node.unsubscribe(id) }
+        for subscription in kept {
+            node.unsubscribe(subscription.id)
+            subscription.end?()
+        }
     }
 }
 

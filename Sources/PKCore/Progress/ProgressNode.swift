@@ -5,8 +5,13 @@
 /// nobody asks about pays nothing. A procedure keeps its node in its storage; a group links its children's nodes
 /// to its own; a queue's node is kept by the queue and fed by a queue observer.
 ///
-/// Locks: the node's lock is a leaf. A child tells its parent of a change after releasing its own lock, and
-/// handlers (user code) run with no lock held, one value at a time, by whichever thread found the node idle.
+/// Locks: a child tells its parent of a change after releasing its own lock, and handlers (user code) run with no
+/// lock held, one value at a time, by whichever thread found the node idle. Adopting a child is the one nesting:
+/// the parent's lock, then the child's (an ancestor's before a descendant's, never the other way), so that no report
+/// of the child can fall between its adoption and its parent counting it.
+///
+/// Nothing recurses once per level of nesting: a change climbs to the root in a loop, and a group's node links its
+/// children's (and their children's) in a loop too, so a 100,000-deep nest of groups is watched safely.
 final class ProgressNode: Sendable {
     private let state: PKMutex<ProgressNodeState>
 
@@ -38,10 +43,14 @@ final class ProgressNode: Sendable {
     /// one's).
     @discardableResult
     func adopt(_ child: ProgressNode) -> Bool {
-        guard child !== self, let (weight, value) = child.state.withLock({ $0.adopt(by: self) }) else {
-            return false
+        guard child !== self else { return false }
+        let key = ObjectIdentifier(child)
+        let effects = state.withLock { parent -> ProgressNodeState.Effects? in
+            guard let (weight, value, revision) = child.state.withLock({ $0.adopt(by: self) }) else { return nil }
+            return parent.childAdopted(key, weight: weight, value: value, revision: revision)
         }
-        perform(state.withLock { $0.childAdopted(ObjectIdentifier(child), weight: weight, value: value) })
+        guard let effects else { return false }
+        perform(effects)
         return true
     }
 
@@ -58,17 +67,18 @@ final class ProgressNode: Sendable {
         withExtendedLifetime(removed) {}  // released here, after the lock
     }
 
-    private func childChanged(
-        _ child: ProgressNode, from old: ProgressWeight, to new: ProgressWeight, value: ProcedureProgress
-    ) {
-        perform(state.withLock { $0.childChanged(ObjectIdentifier(child), from: old, to: new, value: value) })
-    }
-
+    /// Carries out `effects`: delivers this node's value if it must, then tells its parent of the change, and so on
+    /// up to the root, in a loop.
     private func perform(_ effects: ProgressNodeState.Effects) {
-        if let parent = effects.parent, let change = effects.change {
-            parent.childChanged(self, from: change.from, to: change.to, value: change.value)
+        var node = self
+        var effects = effects
+        while true {
+            if effects.startDelivering { node.deliver() }
+            guard let parent = effects.parent, let change = effects.change else { return }
+            let child = ObjectIdentifier(node)
+            effects = parent.state.withLock { $0.childChanged(child, change) }
+            node = parent
         }
-        if effects.startDelivering { deliver() }
     }
 
     /// Hands values to the handlers until none is waiting; only one thread delivers at a time, so each handler

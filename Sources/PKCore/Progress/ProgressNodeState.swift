@@ -38,10 +38,19 @@ struct ProgressNodeState {
         var isNew: Bool
     }
 
+    /// How a child's weight changed, with its value now and its revision (changes of one child are numbered, so
+    /// that a parent following one child, `.latest`, can ignore one that arrives after a later one).
+    struct Change {
+        let from: ProgressWeight
+        let to: ProgressWeight
+        let value: ProcedureProgress
+        let revision: UInt64
+    }
+
     /// What to do after the lock: tell the parent how this node's weight changed, and start delivering.
     struct Effects {
         var parent: ProgressNode?
-        var change: (from: ProgressWeight, to: ProgressWeight, value: ProcedureProgress)?
+        var change: Change?
         /// This thread became the node's deliverer and must call ``ProgressNode`` `deliver()`.
         var startDelivering = false
     }
@@ -55,11 +64,15 @@ struct ProgressNodeState {
     // The roll-up (modes `sum` and `queue`).
     private var sum = ProgressWeight(total: 0, done: 0, isFinished: false)
     private var unfinishedChildren = 0
-    // The latest child (mode `latest`).
-    private var latest: (child: ObjectIdentifier, weight: ProgressWeight, value: ProcedureProgress)?
-    // The parent, and the weight it was last told of.
+    // The latest child (mode `latest`), and the revision of its change last taken.
+    private var latest: (child: ObjectIdentifier, weight: ProgressWeight, value: ProcedureProgress, revision: UInt64)?
+    // The parent, the weight it was last told of, and the number of the last change sent.
     private(set) weak var parent: ProgressNode?
     private var sent: ProgressWeight?
+    /// The value the parent was last told of: a change that alters neither it nor the weight is not sent (linking
+    /// a deep nest would otherwise send each link all the way up).
+    private var sentValue: ProcedureProgress?
+    private var revision: UInt64 = 0
     // Delivery.
     private var subscribers: [Subscriber] = []
     private var nextSubscriber: UInt64 = 1
@@ -91,7 +104,7 @@ struct ProgressNodeState {
             let done = isFinished ? total : Swift.min(sum.done, total).rounded(.down)
             let fraction = isFinished ? 1 : (sum.total > 0 ? sum.done / sum.total : 0)
             return ProcedureProgress(
-                fractionCompleted: fraction, completedUnitCount: Int64(done), totalUnitCount: Int64(total),
+                fractionCompleted: fraction, completedUnitCount: Self.units(done), totalUnitCount: Self.units(total),
                 message: message, isFinished: isFinished)
         case .latest:
             var value = latest?.value ?? .notStarted
@@ -128,6 +141,13 @@ struct ProgressNodeState {
             weight.isFinished = false
         }
         return weight
+    }
+
+    /// A roll-up's units as an `Int64`: sums of large totals may pass `Int64.max` (as a `Double`, which would trap
+    /// on conversion), and read as `Int64.max` then.
+    static func units(_ value: Double) -> Int64 {
+        guard value.isFinite, value > 0 else { return 0 }
+        return value >= 9_223_372_036_854_774_784 ? .max : Int64(value)
     }
 
     // MARK: - Events
@@ -167,53 +187,64 @@ struct ProgressNodeState {
         return changed()
     }
 
-    /// Becomes `parent`'s child, unless it is some node's child already: returns the weight and value the parent
-    /// starts from, or `nil`.
-    mutating func adopt(by parent: ProgressNode) -> (ProgressWeight, ProcedureProgress)? {
+    /// Becomes `parent`'s child, unless it is some node's child already: returns the weight, value and revision the
+    /// parent starts from, or `nil`.
+    mutating func adopt(by parent: ProgressNode) -> (ProgressWeight, ProcedureProgress, UInt64)? {
         guard self.parent == nil, sent == nil else { return nil }
         self.parent = parent
         let weight = weight
+        let value = value
         sent = weight
-        return (weight, value)
+        sentValue = value
+        return (weight, value, revision)
     }
 
-    /// A child was adopted, with this weight and value.
-    mutating func childAdopted(_ child: ObjectIdentifier, weight: ProgressWeight, value: ProcedureProgress) -> Effects {
-        guard !isFinished else { return Effects() }
-        switch mode {
-        case .own:
-            return Effects()
-        case .sum, .queue:
-            if mode == .queue, unfinishedChildren == 0, sum.done >= sum.total {
-                // Idle: start counting afresh.
-                sum = ProgressWeight(total: 0, done: 0, isFinished: false)
-            }
-            sum.total += weight.total
-            sum.done += weight.done
-            if !weight.isFinished { unfinishedChildren += 1 }
-        case .latest:
-            latest = (child, weight, value)
-        }
-        if let message = value.message { self.message = message }
-        return changed()
-    }
-
-    /// A child's weight changed.
-    mutating func childChanged(
-        _ child: ObjectIdentifier, from old: ProgressWeight, to new: ProgressWeight, value: ProcedureProgress
+    /// A child was adopted, with this weight, value and revision.
+    mutating func childAdopted(
+        _ child: ObjectIdentifier, weight: ProgressWeight, value: ProcedureProgress, revision: UInt64 = 0
     ) -> Effects {
         guard !isFinished else { return Effects() }
         switch mode {
         case .own:
             return Effects()
         case .sum, .queue:
-            sum.total += new.total - old.total
-            sum.done += new.done - old.done
-            if old.isFinished != new.isFinished { unfinishedChildren += new.isFinished ? -1 : 1 }
-            if let message = value.message { self.message = message }
+            if mode == .queue, unfinishedChildren == 0 {
+                // Idle (everything counted has finished): start counting afresh, exactly, whatever rounding the
+                // sums gathered.
+                sum = ProgressWeight(total: 0, done: 0, isFinished: false)
+            }
+            sum.total += weight.total
+            sum.done += weight.done
+            if !weight.isFinished { unfinishedChildren += 1 }
         case .latest:
-            guard latest?.child == child else { return Effects() }
-            latest = (child, new, value)
+            // A finished child adopted after the current one (a repeat watched late, finding an earlier attempt)
+            // does not replace it.
+            if latest != nil, weight.isFinished { return Effects() }
+            latest = (child, weight, value, revision)
+        }
+        if let message = value.message { self.message = message }
+        return changed()
+    }
+
+    /// A child's weight changed.
+    mutating func childChanged(_ child: ObjectIdentifier, _ change: Change) -> Effects {
+        guard !isFinished else { return Effects() }
+        switch mode {
+        case .own:
+            return Effects()
+        case .sum, .queue:
+            sum.total += change.to.total - change.from.total
+            sum.done += change.to.done - change.from.done
+            if change.from.isFinished != change.to.isFinished {
+                unfinishedChildren += change.to.isFinished ? -1 : 1
+            }
+            if let message = change.value.message { self.message = message }
+        case .latest:
+            // Only the current child counts, and only a change later than the last one taken from it.
+            guard let current = latest, current.child == child, change.revision > current.revision else {
+                return Effects()
+            }
+            latest = (child, change.to, change.value, change.revision)
         }
         return changed()
     }
@@ -259,9 +290,13 @@ struct ProgressNodeState {
         var effects = scheduleDelivery()
         if let parent, let old = sent {
             let new = weight
+            let value = value
+            guard new != old || value != sentValue else { return effects }
             sent = new
+            sentValue = value
+            revision += 1
             effects.parent = parent
-            effects.change = (old, new, value)
+            effects.change = Change(from: old, to: new, value: value, revision: revision)
         }
         return effects
     }

@@ -166,6 +166,13 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     /// The attempts count toward the repeat's progress; the waits between them do not.
     override func countsTowardProgress(_ child: Procedure) -> Bool { child is T }
 
+    /// Watched late, a repeat follows its current attempt only (not one that is finishing).
+    override func progressChildren() -> (finished: Int, children: [Procedure]) {
+        let current = progress.withLock { $0.current }
+        guard let attempt = current as? Procedure else { return (0, []) }
+        return (0, [attempt])
+    }
+
     /// The current operation is about to finish: returns the errors to collect. A repeat always goes on.
     func attemptWillFinish(_ attempt: T, withErrors errors: [any Error]) -> [any Error] {
         addNextOperation { $0 }

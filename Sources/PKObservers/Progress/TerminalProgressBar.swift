@@ -25,7 +25,11 @@ import PKCore
 /// newline) when the watched procedure finishes, or at ``finish()``; nothing is written after that.
 ///
 /// Each drawing is one `write(2)` to `fileDescriptor` (standard error by default, so it does not mix with a tool's
-/// output), made under the bar's lock so drawings never interleave. Thread-safe.
+/// output), made under the bar's lock so drawings never interleave; the bar never stops the monitor (other handlers
+/// and streams on it go on). Drawing is best effort: a write that fails is dropped, and, as for any write, one to a
+/// pipe whose reader has gone raises `SIGPIPE` unless the program ignores it (`signal(SIGPIPE, SIG_IGN)`, usual in
+/// tools whose output may be cut short). Widths are counted in characters, which is exact for text that is one
+/// column per character. Thread-safe.
 public final class TerminalProgressBar: Sendable {
     private let fileDescriptor: Int32
     private let monitor: ProgressMonitor
@@ -54,7 +58,7 @@ public final class TerminalProgressBar: Sendable {
         state = PKMutex(
             TerminalProgressBarState(
                 isTerminal: isTerminal, interval: max(0, minimumInterval.timeInterval),
-                line: ProgressLine(title: title, barWidth: max(1, barWidth)),
+                line: ProgressLine(title: title, barWidth: min(max(1, barWidth), 500)),
                 columns: isTerminal ? Self.columns(of: fileDescriptor) : Int.max))
         monitor.addHandler { [weak self] progress in self?.update(progress) }
     }
@@ -64,7 +68,6 @@ public final class TerminalProgressBar: Sendable {
     public func finish() {
         let now = time.seconds()
         state.withLock { state in write(state.end(at: now)) }
-        monitor.stop()
     }
 
     /// `true` once the bar has ended.
@@ -81,7 +84,6 @@ public final class TerminalProgressBar: Sendable {
         if let comeBack {
             _ = clock.schedule(after: .seconds(max(0, comeBack - now))) { [weak self] in self?.due() }
         }
-        if progress.isFinished { monitor.stop() }
     }
 
     private func due() {

@@ -84,6 +84,8 @@ struct TerminalProgressBarState {
 
     private mutating func plainLineIfDue(_ progress: ProcedureProgress) -> Action {
         let tenth = Int((progress.fractionCompleted * 10).rounded(.down))
+        // A queue that went idle and took more work starts afresh: so do the lines.
+        if tenthWritten == 10, tenth < 10 { tenthWritten = -1 }
         guard tenth > tenthWritten else { return .none }
         tenthWritten = tenth
         return .write(line.plain(progress) + "\n")

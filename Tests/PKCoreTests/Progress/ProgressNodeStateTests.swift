@@ -2,8 +2,62 @@ import Testing
 
 @testable import PKCore
 
+extension ProgressNodeState {
+    /// A child's change, numbered `revision`.
+    mutating func childChanged(
+        _ child: ObjectIdentifier, from old: ProgressWeight, to new: ProgressWeight, value: ProcedureProgress,
+        revision: UInt64 = 1
+    ) -> Effects {
+        childChanged(child, Change(from: old, to: new, value: value, revision: revision))
+    }
+}
+
 /// The progress state machine alone: values, weights, roll-ups, and what each event asks its owner to do.
 struct ProgressNodeStateTests {
+
+    @Test func aLatestParentIgnoresAChangeOlderThanTheOneItTook() {
+        var state = ProgressNodeState(mode: .latest, isFinished: false)
+        let node = ProgressNode(mode: .own)
+        let child = ObjectIdentifier(node)
+        let open = ProgressWeight(total: 1, done: 0, isFinished: false)
+        _ = state.childAdopted(child, weight: open, value: .notStarted)
+        _ = state.childChanged(
+            child, from: open, to: ProgressWeight(total: 1, done: 0.6, isFinished: false),
+            value: ProcedureProgress(fractionCompleted: 0.6), revision: 2)
+        // Revision 1 arrives late (reported first, on another thread).
+        _ = state.childChanged(
+            child, from: open, to: ProgressWeight(total: 1, done: 0.3, isFinished: false),
+            value: ProcedureProgress(fractionCompleted: 0.3), revision: 1)
+        #expect(state.value.fractionCompleted == 0.6)
+        withExtendedLifetime(node) {}
+    }
+
+    @Test func aQueueStartsAfreshExactlyWhateverRoundingItsSumsGathered() {
+        var state = ProgressNodeState(mode: .queue, isFinished: false)
+        let nodes = (ProgressNode(mode: .own), ProgressNode(mode: .own), ProgressNode(mode: .own))
+        let (a, b, c) = (ObjectIdentifier(nodes.0), ObjectIdentifier(nodes.1), ObjectIdentifier(nodes.2))
+        func weight(_ done: Double, finished: Bool = false) -> ProgressWeight {
+            ProgressWeight(total: 1, done: done, isFinished: finished)
+        }
+        _ = state.childAdopted(a, weight: weight(0), value: .notStarted)
+        _ = state.childAdopted(b, weight: weight(0), value: .notStarted)
+        _ = state.childChanged(a, from: weight(0), to: weight(0.1), value: .notStarted)
+        _ = state.childChanged(b, from: weight(0), to: weight(0.7), value: .notStarted)
+        _ = state.childChanged(a, from: weight(0.1), to: weight(0.3), value: .notStarted)
+        _ = state.childChanged(b, from: weight(0.7), to: weight(1, finished: true), value: .notStarted)
+        _ = state.childChanged(a, from: weight(0.3), to: weight(1, finished: true), value: .notStarted)
+        _ = state.childAdopted(c, weight: weight(0), value: .notStarted)
+        #expect(state.value.totalUnitCount == 1)
+        #expect(state.value.fractionCompleted == 0)
+        withExtendedLifetime(nodes) {}
+    }
+
+    @Test func hugeSumsReadAsTheLargestUnitCount() {
+        #expect(ProgressNodeState.units(Double(Int64.max) * 2) == .max)
+        #expect(ProgressNodeState.units(.nan) == 0)
+        #expect(ProgressNodeState.units(-1) == 0)
+        #expect(ProgressNodeState.units(42.9) == 42)
+    }
 
     @Test func unitsReportedGiveTheFractionAndWeighTheirTotal() {
         var state = ProgressNodeState(mode: .own, isFinished: false)

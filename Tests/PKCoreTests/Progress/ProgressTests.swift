@@ -177,8 +177,9 @@ struct ProgressTests {
         let group = GroupProcedure(operations: quick + [held])
         ProcedureQueue().add(procedure: group)
         for procedure in quick { await procedure.waitUntilFinished() }
-        // The group counts a child as finished once its queue has let go of it: wait for that.
-        while group.children.count > 1 { await Task.yield() }
+        // The group counts a child as finished when its queue tells it, a little after the child finished: wait for
+        // that.
+        while group.groupState.withLock({ $0.finishedChildProcedures }) < 3 { await Task.yield() }
         let monitor = ProgressMonitor(group)
         #expect(monitor.progress.completedUnitCount == 3)
         #expect(monitor.progress.totalUnitCount == 4)
@@ -295,6 +296,49 @@ struct ProgressTests {
     }
 
     // MARK: - Races and lifetimes
+
+    @Test func stoppingAMonitorEndsItsStreams() async {
+        let queue = ProcedureQueue()
+        let monitor = ProgressMonitor(queue)
+        let updates = monitor.updates()
+        monitor.stop()
+        var count = 0
+        for await _ in updates { count += 1 }  // ends: a queue's progress never finishes by itself
+        #expect(count <= 1)
+        var late = 0
+        for await _ in monitor.updates() { late += 1 }  // made after stop(): ends at once
+        #expect(late == 0)
+    }
+
+    @Test func theStreamOfAMonitorThatIsLetGoOfEnds() async {
+        let queue = ProcedureQueue()
+        var seen = 0
+        for await _ in ProgressMonitor(queue).updates() { seen += 1 }
+        #expect(seen <= 1)
+    }
+
+    @Test func hugeTotalsReadAsTheLargestUnitCountInsteadOfTrapping() {
+        let children = [HeldProcedure(), HeldProcedure()]
+        let group = GroupProcedure(operations: children)
+        for child in children { child.reportProgress(completed: .max / 2, of: .max) }
+        let progress = group.procedureProgress
+        #expect(progress.totalUnitCount == .max)
+        #expect(abs(progress.fractionCompleted - 0.5) < 1e-9)
+    }
+
+    @Test func aDeepNestOfGroupsIsWatchedAndRolledUpWithoutRecursing() async {
+        // Linking the nest and climbing it on every report are loops: recursion once per level would overflow
+        // the stack here (the plain thread's 8 MiB) well before 20,000 levels.
+        let fraction = await onThreadOfItsOwn { () -> Double in
+            let innermost = HeldProcedure()
+            var group = GroupProcedure(operations: [innermost])
+            for _ in 1..<20_000 { group = GroupProcedure(operations: [group]) }
+            let monitor = ProgressMonitor(group)
+            innermost.reportProgress(fractionCompleted: 0.5)
+            return monitor.progress.fractionCompleted
+        }
+        #expect(fraction == 0.5)
+    }
 
     @Test func childrenReportingFromManyThreadsAddUpExactlyAndHandlersSeeNoStepBack() async {
         let children = (0..<16).map { _ in HeldProcedure() }
