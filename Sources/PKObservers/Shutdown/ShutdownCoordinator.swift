@@ -437,23 +437,24 @@ public final class ShutdownCoordinator: Sendable {
         }
     }
 
-    /// Does what `notices` say, in their order: handlers, cancels, stops begun, stops hurried.
+    /// Does what `notices` say: handlers, cancels, then stops hurried, then stops begun (hurried first, so that a
+    /// stop both begun and hurried now begins already cancelled).
     private func tell(_ notices: Machine.Notices) {
         if let requested = notices.requested {
             for listener in requested.listeners { listener(.shutdownRequested(requested.reason)) }
         }
         cancel(notices.cancel)
-        for member in notices.stop {
-            guard case .participant(let participant) = member else {
-                preconditionFailure("ShutdownCoordinator: asked to stop a procedure: \(member)")
-            }
-            participant.beginStop(reportingTo: self)
-        }
         for member in notices.hurry {
             guard case .participant(let participant) = member else {
                 preconditionFailure("ShutdownCoordinator: asked to hurry a procedure: \(member)")
             }
             participant.hurry()
+        }
+        for member in notices.stop {
+            guard case .participant(let participant) = member else {
+                preconditionFailure("ShutdownCoordinator: asked to stop a procedure: \(member)")
+            }
+            participant.beginStop(reportingTo: self)
         }
     }
 

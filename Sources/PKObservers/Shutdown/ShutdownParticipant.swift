@@ -66,7 +66,15 @@ public final class ShutdownParticipant: Sendable {
     /// Runs the stop in a Task of its own, and reports its return to `coordinator`.
     func beginStop(reportingTo coordinator: ShutdownCoordinator) {
         let (id, stop) = (id, stop)
+        // Hurried before it began (a stop begun after the grace period, or after the end): the Task cancels itself
+        // before the stop runs, so the stop never sees itself uncancelled (a `cancel()` after creating the Task
+        // would race with its start on another core).
+        let hurriedBefore = stopTask.withLock { state -> Bool in
+            if case .notBegun(let hurried) = state { return hurried }
+            return false
+        }
         let task = Task {
+            if hurriedBefore { withUnsafeCurrentTask { $0?.cancel() } }
             var failure: (any Error)?
             do {
                 try await stop()

@@ -60,7 +60,8 @@ struct ShutdownStateMachine<Key: Hashable & Sendable, Handle: Sendable, Listener
     }
 
     /// Whom the owner tells what after an event, in this order: the request's listeners, the procedures to
-    /// cancel, the participants whose stop begins, the participants whose stop is cancelled.
+    /// cancel, the participants whose stop is cancelled (hurried), the participants whose stop begins (so that one
+    /// both hurried and begun now begins already cancelled).
     struct Notices: Sendable {
         /// Set by the event that requested shutdown.
         var requested: RequestNotice?
@@ -628,10 +629,12 @@ struct ShutdownStateMachine<Key: Hashable & Sendable, Handle: Sendable, Listener
         return participant.handle
     }
 
-    /// How a stop that returned is reported.
+    /// How a stop that returned is reported. A stop hurried after the grace period that ends by throwing a
+    /// cancellation (the shutdown's own) stopped late; it did not fail.
     private static func outcome(_ name: String, _ error: (any Error)?, late: Bool)
         -> ShutdownReport.ParticipantStop.Outcome
     {
+        if late, error is CancellationError { return .stoppedAfterGracePeriod }
         if let error { return .failed(ShutdownReport.Failure(name: name, error: error)) }
         return late ? .stoppedAfterGracePeriod : .stopped
     }

@@ -56,8 +56,10 @@ struct TraceTimeline {
     let marks: [Mark]
     /// Per record, the numbers of the traced dependencies whose arrow is not drawn (see the type's rules).
     let dependenciesStillRunning: [Int: [UInt64]]
-    /// The indices of the records in the order their lanes are written: by slice begin, then end, then number, so
-    /// that where times are equal a flow's start comes before its finish in the file.
+    /// The indices of the records in the order their lanes are written: by slice begin; where begins are equal, a
+    /// record an arrow leaves (a dependency, a parent's mark) before the records it reaches, then the longer slice
+    /// first, then by number. A viewer reads flow events at equal times in file order, so a flow's start must come
+    /// before its finish even when a clock that did not move (a test's manual clock) gives them the same time.
     let writingOrder: [Int]
 
     /// Per record, the indices into ``dependencyFlows`` that leave it and that reach it.
@@ -141,10 +143,17 @@ struct TraceTimeline {
         dependencyFlows = flows
         self.marks = marks
         dependenciesStillRunning = stillRunning
+        let rank = Self.ranks(
+            count: records.count,
+            edges: flows.map { ($0.source, $0.destination) }
+                + marks.map {
+                    ($0.parent, $0.child)
+                })
         writingOrder = spans.indices.sorted { left, right in
             let (a, b) = (spans[left], spans[right])
             if a.begin != b.begin { return a.begin < b.begin }
-            if a.end != b.end { return a.end < b.end }
+            if rank[left] != rank[right] { return rank[left] < rank[right] }
+            if a.end != b.end { return a.end > b.end }
             return records[left].id < records[right].id
         }
         var outgoing = [[Int]](repeating: [], count: records.count)
@@ -166,6 +175,28 @@ struct TraceTimeline {
         self.incoming = incoming
         self.marksMade = marksMade
         self.addedBy = addedBy
+    }
+
+    /// Each record's depth along the arrows (`edges`, source to destination): 0 for a record no arrow reaches,
+    /// otherwise one more than the deepest record an arrow to it leaves. Arrows never form a cycle (dependencies and
+    /// additions do not); a cycle, if one slipped in, is cut rather than looped on.
+    static func ranks(count: Int, edges: [(Int, Int)]) -> [Int] {
+        var outgoing = [[Int]](repeating: [], count: count)
+        var incoming = [Int](repeating: 0, count: count)
+        for (source, destination) in edges where source != destination {
+            outgoing[source].append(destination)
+            incoming[destination] += 1
+        }
+        var rank = [Int](repeating: 0, count: count)
+        var ready = (0..<count).filter { incoming[$0] == 0 }
+        while let node = ready.popLast() {
+            for next in outgoing[node] {
+                rank[next] = max(rank[next], rank[node] + 1)
+                incoming[next] -= 1
+                if incoming[next] == 0 { ready.append(next) }
+            }
+        }
+        return rank
     }
 
     /// Where a record's slice begins before other records are considered: its start; for one that never executed,

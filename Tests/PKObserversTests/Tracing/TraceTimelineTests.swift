@@ -114,13 +114,28 @@ struct TraceTimelineTests {
         #expect(timeline.dependenciesStillRunning.isEmpty)
     }
 
-    @Test func lanesAreWrittenByBeginThenEndThenNumber() {
+    @Test func lanesAreWrittenByBeginThenLongerFirstThenNumber() {
         let timeline = TraceTimeline(records: [
             Self.record(3, start: 20, end: 30),
             Self.record(1, start: 20, end: 25),
             Self.record(2, start: 10, end: 50),
             Self.record(4, start: 20, end: 25),
         ])
-        #expect(timeline.writingOrder.map { timeline.records[$0].id } == [2, 1, 4, 3])
+        #expect(timeline.writingOrder.map { timeline.records[$0].id } == [2, 3, 1, 4])
+    }
+
+    @Test func atEqualBeginsTheLaneAnArrowLeavesIsWrittenBeforeTheLaneItReaches() {
+        // 1 depends on 2, and both are instants at 20: 2's flow start must precede 1's flow finish in the file.
+        let timeline = TraceTimeline(records: [
+            Self.record(1, start: 20, end: 20, dependencies: [2]),
+            Self.record(2, start: 20, end: 20),
+        ])
+        #expect(timeline.dependencyFlows.count == 1)
+        #expect(timeline.writingOrder.map { timeline.records[$0].id } == [2, 1])
+    }
+
+    @Test func ranksFollowTheArrowsAndCutACycle() {
+        #expect(TraceTimeline.ranks(count: 4, edges: [(0, 1), (1, 2), (0, 2)]) == [0, 1, 2, 0])
+        #expect(TraceTimeline.ranks(count: 2, edges: [(0, 1), (1, 0)]) == [0, 0])
     }
 }
