@@ -237,6 +237,8 @@ struct WaitDiagnosticsTests {
         await combine.waitUntilFinished()
         await guarded.waitUntilFinished()
         PKExpectProcedureFinished(combine)
+        // A finished procedure's waiters resume a moment before its queue lets go of it: wait for the queue.
+        await queue.allOperationsFinished()
         #expect(queue.waitReport().entries.isEmpty)
     }
 
