@@ -133,8 +133,9 @@ public final class ProgressMonitor: Sendable {
 
 /// A `Foundation.Progress` updated from a monitor's handler, which runs one value at a time.
 private final class FoundationProgressBox: @unchecked Sendable {
-    // @unchecked Sendable: `progress` is only changed from the node's deliverer, one value at a time, and
-    // Foundation's `Progress` guards its own fields.
+    // @unchecked Sendable: `progress` is only changed from the node's deliverer, and the `isDelivering` flag kept
+    // under `ProgressNode.state` (its PKMutex) admits one deliverer at a time; Foundation's `Progress` guards its
+    // own fields with its own lock.
     let progress: Progress
 
     init(_ progress: Progress) {
