@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "PKTesting", targets: ["PKTesting"]),
         .library(name: "PKObservers", targets: ["PKObservers"]),
         .library(name: "PKNetwork", targets: ["PKNetwork"]),
+        .library(name: "PKProcess", targets: ["PKProcess"]),
         // Durable procedures on PostgreSQL: empty unless the `Postgres` trait is enabled (see `traits` below).
         .library(name: "PKPostgres", targets: ["PKPostgres"]),
         .executable(name: "HelloProcedure", targets: ["HelloProcedure"]),
@@ -28,6 +29,7 @@ let package = Package(
         .executable(name: "NetworkFetch", targets: ["NetworkFetch"]),
         .executable(name: "ServerQuickstart", targets: ["ServerQuickstart"]),
         .executable(name: "DurableFleet", targets: ["DurableFleet"]),
+        .executable(name: "ProcessPipeline", targets: ["ProcessPipeline"]),
     ],
     // `Postgres` builds PKPostgres against the system's libpq (Debian: libpq-dev). Off by default, so that the
     // package builds and tests on a machine without libpq; users enable it on their dependency
@@ -47,6 +49,7 @@ let package = Package(
             name: "PKTesting", dependencies: ["PKCore", "PKCapabilities", "PKNetwork"], swiftSettings: swiftSettings),
         .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(name: "PKNetwork", dependencies: ["PKCore", "PKObservers"], swiftSettings: swiftSettings),
+        .target(name: "PKProcess", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Its code is under `#if Postgres`; without the trait the module is empty and libpq is not needed.
         .target(
@@ -56,7 +59,8 @@ let package = Package(
 
         // MARK: - Benchmarks
         .executableTarget(
-            name: "PKBenchmarks", dependencies: ["PKCore", "PKConditions", "PKObservers", "PKNetwork", "PKPostgres"],
+            name: "PKBenchmarks",
+            dependencies: ["PKCore", "PKConditions", "PKObservers", "PKNetwork", "PKPostgres", "PKProcess"],
             swiftSettings: swiftSettings),
 
         // MARK: - Examples
@@ -88,6 +92,10 @@ let package = Package(
             name: "DurableFleet", dependencies: ["PKCore", "PKObservers", "PKPostgres"], path: "Examples/DurableFleet",
             swiftSettings: swiftSettings),
 
+        .executableTarget(
+            name: "ProcessPipeline", dependencies: ["PKCore", "PKObservers", "PKProcess"],
+            path: "Examples/ProcessPipeline", swiftSettings: swiftSettings),
+
         // MARK: - Tests
         .testTarget(name: "PKCoreTests", dependencies: ["PKCore", "PKTesting"], swiftSettings: swiftSettings),
         .testTarget(
@@ -108,6 +116,9 @@ let package = Package(
         // The HTTP test server (a python3 script) is found through #filePath, not bundled as a resource.
         .testTarget(
             name: "PKNetworkTests", dependencies: ["PKNetwork", "PKObservers", "PKTesting"], exclude: ["Fixtures"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKProcessTests", dependencies: ["PKProcess", "PKObservers", "PKTesting", "ProcessPipeline"],
             swiftSettings: swiftSettings),
         // Its suites run only when built with the `Postgres` trait and given a server (Scripts/postgres.sh).
         .testTarget(

@@ -1,0 +1,2 @@
+// Placeholder: the ProcessPipeline example (generate → compress → checksum) is being written.
+print("ProcessPipeline")

@@ -1,0 +1,194 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// This process's ends of the pipes to a child's standard streams (`-1` where the stream does not go through
+/// this process): non-blocking and close-on-exec.
+struct ParentEnds {
+    var input: Int32 = -1
+    var output: Int32 = -1
+    var error: Int32 = -1
+}
+
+/// Launches a ``LaunchPlan`` with `posix_spawn`.
+///
+/// - The child leads a new process group (`POSIX_SPAWN_SETPGROUP`), so that cancelling signals it and everything
+///   it started, and a terminal's Ctrl-C reaches this process alone.
+/// - Its signal mask is empty and every signal has its default action (`SETSIGMASK`, `SETSIGDEF`), whatever this
+///   process's threads block or ignore (Swift programs often ignore `SIGPIPE`; libdispatch blocks signals it
+///   watches).
+/// - It inherits no descriptor but 0, 1 and 2: ours are close-on-exec, and on glibc ≥ 2.34 every descriptor from 3
+///   up is closed in the child anyway (`posix_spawn_file_actions_addclosefrom_np`), which also covers descriptors
+///   another library opened without close-on-exec.
+/// - glibc's `posix_spawn` (a `vfork`-like clone) reports the `execve` error back, so a launch either fails here
+///   with its errno or has succeeded.
+enum Spawner {
+
+    typealias Failure = ProcessProcedure.Error
+
+    /// Spawns the child; returns its pid and our ends of its pipes. Pipes and files of `Pipe` streams that belong
+    /// to the child are closed here, after the spawn, whether or not it succeeded.
+    static func spawn(_ plan: LaunchPlan) throws(Failure) -> (pid: pid_t, ends: ParentEnds) {
+        var ends = ParentEnds()
+        var childSide: [Int32] = []
+        var handedOver: [FileHandle] = []
+        defer {
+            for descriptor in childSide { SystemCalls.close(descriptor) }
+        }
+        do throws(Failure) {
+            #if canImport(Darwin)
+                var actions: posix_spawn_file_actions_t? = nil
+                var attributes: posix_spawnattr_t? = nil
+            #else
+                var actions = posix_spawn_file_actions_t()
+                var attributes = posix_spawnattr_t()
+            #endif
+            posix_spawn_file_actions_init(&actions)
+            posix_spawnattr_init(&attributes)
+            defer {
+                posix_spawn_file_actions_destroy(&actions)
+                posix_spawnattr_destroy(&attributes)
+            }
+
+            // Every source descriptor is a fresh copy numbered 3 or more, so that no `dup2` overwrites the source
+            // of a later one (a handle on this process's fd 2 given as standard output, say).
+            func give(_ descriptor: Int32, as target: Int32) {
+                childSide.append(descriptor)
+                posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+            }
+            func copy(_ handle: FileHandle, stream: String) throws(Failure) -> Int32 {
+                let copy = fcntl(handle.fileDescriptor, F_DUPFD_CLOEXEC, 3)
+                guard copy >= 0 else {
+                    throw Failure(
+                        code: .invalidStandardStream,
+                        detail: "\(stream): the file handle's descriptor \(handle.fileDescriptor): "
+                            + String(cString: strerror(errno)))
+                }
+                return copy
+            }
+            func pipe() throws(Failure) -> (read: Int32, write: Int32) {
+                switch SystemCalls.makePipe() {
+                case .success(let ends): return ends
+                case .failure(let error): throw Failure(code: .launchFailed, detail: error.description)
+                }
+            }
+            func open(_ url: URL, flags: Int32, stream: String) throws(Failure) -> Int32 {
+                let descriptor = openFile(url.path, flags | O_CLOEXEC, 0o644)
+                guard descriptor >= 0 else {
+                    throw Failure(
+                        code: .invalidStandardStream,
+                        detail: "\(stream): \(url.path): \(String(cString: strerror(errno)))")
+                }
+                return descriptor
+            }
+
+            switch plan.input.kind {
+            case .inherit:
+                break
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            case .data:
+                let pipe = try pipe()
+                give(pipe.read, as: 0)
+                ends.input = pipe.write
+                SystemCalls.setNonBlocking(pipe.write)
+            case .file(let url):
+                give(try open(url, flags: O_RDONLY, stream: "standardInput"), as: 0)
+            case .fileHandle(let handle):
+                give(try copy(handle, stream: "standardInput"), as: 0)
+            case .pipe(let pipe):
+                give(try copy(pipe.fileHandleForReading, stream: "standardInput"), as: 0)
+                handedOver.append(pipe.fileHandleForReading)
+            }
+
+            for (destination, target) in [(plan.output, Int32(1)), (plan.error, Int32(2))] {
+                let stream = target == 1 ? "standardOutput" : "standardError"
+                switch destination.kind {
+                case .inherit:
+                    break
+                case .discard:
+                    posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+                case .read:
+                    let pipe = try pipe()
+                    give(pipe.write, as: target)
+                    SystemCalls.setNonBlocking(pipe.read)
+                    if target == 1 { ends.output = pipe.read } else { ends.error = pipe.read }
+                case .file(let url, let append):
+                    let flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
+                    give(try open(url, flags: flags, stream: stream), as: target)
+                case .fileHandle(let handle):
+                    give(try copy(handle, stream: stream), as: target)
+                case .pipe(let pipe):
+                    give(try copy(pipe.fileHandleForWriting, stream: stream), as: target)
+                    handedOver.append(pipe.fileHandleForWriting)
+                }
+            }
+
+            if let directory = plan.workingDirectory {
+                guard let addChdir = SystemCalls.addChdir else {
+                    throw Failure(
+                        code: .launchFailed, detail: "this C library cannot set a spawned child's working directory")
+                }
+                let added = withUnsafeMutablePointer(to: &actions) { addChdir(UnsafeMutableRawPointer($0), directory) }
+                guard added == 0 else {
+                    throw Failure(code: .launchFailed, detail: "working directory: \(String(cString: strerror(added)))")
+                }
+            }
+            if let addClosefrom = SystemCalls.addClosefrom {
+                _ = withUnsafeMutablePointer(to: &actions) { addClosefrom(UnsafeMutableRawPointer($0), 3) }
+            }
+
+            var noSignals = sigset_t()
+            sigemptyset(&noSignals)
+            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            var allSignals = sigset_t()
+            sigfillset(&allSignals)
+            posix_spawnattr_setsigdefault(&attributes, &allSignals)
+            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setflags(
+                &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+            let argv = plan.arguments.map { strdup($0) } + [nil]
+            let envp = plan.environment.map { strdup($0) } + [nil]
+            defer {
+                for pointer in argv { free(pointer) }
+                for pointer in envp { free(pointer) }
+            }
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, plan.path, &actions, &attributes, argv, envp)
+            for handle in handedOver { try? handle.close() }
+            guard spawned == 0 else {
+                let message = "\(plan.path): \(String(cString: strerror(spawned)))"
+                switch spawned {
+                case ENOENT, EACCES, ENOTDIR, EISDIR, ENOEXEC, ELOOP, ENAMETOOLONG:
+                    throw Failure.invalidLaunchPath.with(detail: message)
+                default:
+                    throw Failure(code: .launchFailed, detail: message)
+                }
+            }
+            return (pid, ends)
+        } catch {
+            SystemCalls.close(ends.input)
+            SystemCalls.close(ends.output)
+            SystemCalls.close(ends.error)
+            throw error
+        }
+    }
+}
+
+/// `open(2)` with a mode, named apart from the nested `open` helper above.
+private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Glibc)
+        Glibc.open(path, flags, mode)
+    #elseif canImport(Musl)
+        Musl.open(path, flags, mode)
+    #else
+        Darwin.open(path, flags, mode)
+    #endif
+}

@@ -1,0 +1,303 @@
+import Foundation
+import PKCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A procedure that runs a program as a child process and finishes when it has ended: ProcedureKit's
+/// `ProcessProcedure`, on Linux, launched with `posix_spawn` and supervised so that nothing is left behind.
+///
+/// ```swift
+/// let checksum = ProcessProcedure(command: "sha256sum", arguments: ["archive.tar.gz"], standardOutput: .capture())
+/// queue.addOperation(checksum)
+/// ```
+///
+/// - Input: a ``LaunchRequest``, given to an initialiser or injected; a procedure executed without one fails
+///   with ``/PKCore/ProcedureKitError/requirementNotSatisfied()``.
+/// - Output: a ``TerminationResult`` (status, reason, captured output) when the `processDidExitCleanly` rule
+///   accepts how the process ended (by default: exit status 0); otherwise the procedure fails with
+///   ``Error/didNotExitCleanly(_:_:)``, the tail of standard error in its description when it was read.
+/// - Bad input (an empty, relative, missing, directory or non-executable path, an argument with a NUL byte, an
+///   environment key with `=`, a missing working directory, an unsupported stream) fails the procedure with a
+///   typed ``Error`` before anything is launched.
+/// - Cancellation (``/PKCore/Procedure/cancel()``, a timeout, a shutdown) sends `SIGTERM` to the child's process
+///   group, and `SIGKILL` when ``terminationGracePeriod`` has passed; the procedure finishes once the child is
+///   reaped and the group is empty, with the cancellation's errors only (ProcedureKit hides how the process
+///   ended).
+/// - The child leads its own process group. When it exits, what it left running in that group is ended the same
+///   way (`SIGTERM`, then `SIGKILL` after the grace period) unless ``endsProcessGroupOnExit`` is `false`.
+///
+/// Each running process has a supervising thread of its own (not a thread of the queue or of Swift's
+/// cooperative pool), which feeds its input, drains its output, calls `processDidLaunch`, line handlers and
+/// `processDidExitCleanly`, and finishes the procedure.
+open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
+    // @unchecked Sendable: `values` is guarded by its PKMutex, the child's lifecycle by ChildLifecycle's; the
+    // hooks are immutable and Sendable; the rest is Procedure's.
+
+    /// Called once the process has been launched, with this procedure (its ``processIdentifier`` is set).
+    public typealias ProcessDidLaunch = @Sendable (ProcessProcedure) -> Void
+
+    /// Decides whether the process exited cleanly, from its exit status (or signal number) and reason.
+    public typealias ProcessDidExitCleanly = @Sendable (Int32, Process.TerminationReason) -> Bool
+
+    /// ProcedureKit's rule: clean when the process exited with status 0; a signal is never clean.
+    public static let defaultProcessDidExitCleanly: ProcessDidExitCleanly = { status, reason in
+        reason == .exit && status == 0
+    }
+
+    private struct Values {
+        var input: Pending<LaunchRequest>
+        var output: Pending<ProcedureResult<TerminationResult>> = .pending
+        var processIdentifier: Int32 = 0
+        var process: RunningProcess?
+        var standardInputOverride: ProcessInputSource?
+        var terminationGracePeriod: Duration = .seconds(5)
+        var endsProcessGroupOnExit = true
+    }
+
+    private let values: PKMutex<Values>
+    private let lifecycle = ChildLifecycle()
+    private let processDidLaunch: ProcessDidLaunch
+    private let processDidExitCleanly: ProcessDidExitCleanly
+
+    // MARK: - Initialisers
+
+    /// A procedure that launches the executable at `launchPath` (absolute), with ProcedureKit's optional
+    /// parameters (see ``LaunchRequest``).
+    ///
+    /// - Parameters:
+    ///   - processDidLaunch: called on the supervising thread once the process is launched.
+    ///   - processDidExitCleanly: called on the supervising thread when the process has ended (unless cancelled);
+    ///     `false` fails the procedure with ``Error/didNotExitCleanly(_:_:)``.
+    public convenience init(
+        launchPath: String, arguments: [String]? = nil, currentDirectoryPath: String? = nil,
+        environment: [String: String]? = nil, standardError: (any Sendable)? = nil,
+        standardInput: (any Sendable)? = nil, standardOutput: (any Sendable)? = nil,
+        processDidLaunch: @escaping ProcessDidLaunch = { _ in },
+        processDidExitCleanly: @escaping ProcessDidExitCleanly = ProcessProcedure.defaultProcessDidExitCleanly
+    ) {
+        let request = LaunchRequest(
+            executableURL: URL(fileURLWithPath: launchPath), arguments: arguments,
+            currentDirectoryURL: currentDirectoryPath.map { URL(fileURLWithPath: $0) }, environment: environment,
+            standardError: standardError, standardInput: standardInput, standardOutput: standardOutput)
+        self.init(
+            launchRequest: request, processDidLaunch: processDidLaunch, processDidExitCleanly: processDidExitCleanly)
+    }
+
+    /// A procedure that launches the executable at `executableURL`, with ProcedureKit's optional parameters (see
+    /// ``LaunchRequest``, and ``init(launchPath:arguments:currentDirectoryPath:environment:standardError:standardInput:standardOutput:processDidLaunch:processDidExitCleanly:)``
+    /// for the hooks).
+    public convenience init(
+        executableURL: URL, arguments: [String]? = nil, currentDirectoryURL: URL? = nil,
+        environment: [String: String]? = nil, standardError: (any Sendable)? = nil,
+        standardInput: (any Sendable)? = nil, standardOutput: (any Sendable)? = nil,
+        processDidLaunch: @escaping ProcessDidLaunch = { _ in },
+        processDidExitCleanly: @escaping ProcessDidExitCleanly = ProcessProcedure.defaultProcessDidExitCleanly
+    ) {
+        let request = LaunchRequest(
+            executableURL: executableURL, arguments: arguments, currentDirectoryURL: currentDirectoryURL,
+            environment: environment, standardError: standardError, standardInput: standardInput,
+            standardOutput: standardOutput)
+        self.init(
+            launchRequest: request, processDidLaunch: processDidLaunch, processDidExitCleanly: processDidExitCleanly)
+    }
+
+    /// A procedure that launches `command`, looked for in `PATH` as a shell would when it has no `/` (see
+    /// ``LaunchRequest/init(command:arguments:currentDirectoryURL:environment:standardInput:standardOutput:standardError:)``),
+    /// with typed standard streams.
+    public convenience init(
+        command: String, arguments: [String] = [], currentDirectoryURL: URL? = nil,
+        environment: [String: String]? = nil, standardInput: ProcessInputSource = .inherit,
+        standardOutput: ProcessOutputDestination = .inherit, standardError: ProcessOutputDestination = .inherit,
+        processDidLaunch: @escaping ProcessDidLaunch = { _ in },
+        processDidExitCleanly: @escaping ProcessDidExitCleanly = ProcessProcedure.defaultProcessDidExitCleanly
+    ) {
+        let request = LaunchRequest(
+            command: command, arguments: arguments, currentDirectoryURL: currentDirectoryURL,
+            environment: environment, standardInput: standardInput, standardOutput: standardOutput,
+            standardError: standardError)
+        self.init(
+            launchRequest: request, processDidLaunch: processDidLaunch, processDidExitCleanly: processDidExitCleanly)
+    }
+
+    /// A procedure that launches what `launchRequest` describes, or, when it is `nil`, a request injected before
+    /// it executes (`injectResult(from:)`).
+    public init(
+        launchRequest: LaunchRequest? = nil, processDidLaunch: @escaping ProcessDidLaunch = { _ in },
+        processDidExitCleanly: @escaping ProcessDidExitCleanly = ProcessProcedure.defaultProcessDidExitCleanly
+    ) {
+        self.processDidLaunch = processDidLaunch
+        self.processDidExitCleanly = processDidExitCleanly
+        self.values = PKMutex(Values(input: launchRequest.map { .ready($0) } ?? .pending))
+        super.init()
+        name = "ProcessProcedure"
+    }
+
+    // MARK: - Input and output
+
+    /// The ``LaunchRequest``; setting it after the procedure has started executing has no effect.
+    public var input: Pending<LaunchRequest> {
+        get { values.withLock { $0.input } }
+        set { values.withLock { $0.input = newValue } }
+    }
+
+    /// The result: ``TerminationResult`` on success, else the error the procedure failed with; pending until it
+    /// finishes (and after a cancellation).
+    public var output: Pending<ProcedureResult<TerminationResult>> {
+        get { values.withLock { $0.output } }
+        set { values.withLock { $0.output = newValue } }
+    }
+
+    /// The launched process's id: `0` until it is launched, then kept after it ends (when the id may belong to
+    /// another process already).
+    public var processIdentifier: Int32 { values.withLock { $0.processIdentifier } }
+
+    /// How long a cancelled process (and what it left in its process group) has between `SIGTERM` and `SIGKILL`:
+    /// 5 seconds unless set before the procedure executes.
+    public var terminationGracePeriod: Duration {
+        get { values.withLock { $0.terminationGracePeriod } }
+        set { values.withLock { $0.terminationGracePeriod = max(.zero, newValue) } }
+    }
+
+    /// Whether processes the child left running in its process group when it exited are ended (`SIGTERM`, then
+    /// `SIGKILL` after ``terminationGracePeriod``) before the procedure finishes: `true` unless set before the
+    /// procedure executes. Processes that left the group (`setsid`, a daemon's double fork) are not touched.
+    public var endsProcessGroupOnExit: Bool {
+        get { values.withLock { $0.endsProcessGroupOnExit } }
+        set { values.withLock { $0.endsProcessGroupOnExit = newValue } }
+    }
+
+    /// The running process, for ProcedureKit's tests (`process.terminate()`); `nil` before launch.
+    var process: RunningProcess? { values.withLock { $0.process } }
+
+    /// `suspend` and `resume` for ``suspend(completion:)`` and ``resume(completion:)``.
+    func lifecycleSuspend() -> Bool { lifecycle.suspend() }
+    func lifecycleResume() -> Bool { lifecycle.resume() }
+
+    /// Sets the standard input that replaces the request's (``injectStandardInput(from:)-(ProcessProcedure)``).
+    func setStandardInput(_ source: ProcessInputSource) {
+        values.withLock { $0.standardInputOverride = source }
+    }
+
+    // MARK: - Lifecycle
+
+    /// Checks the request and starts the supervising thread, which launches the process.
+    open override func execute() {
+        guard let request = input.value else {
+            finish(withResult: .failure(ProcedureKitError.requirementNotSatisfied()))
+            return
+        }
+        guard !isCancelled else {
+            finish()
+            return
+        }
+        let (inputOverride, gracePeriod, endsGroup) = values.withLock {
+            ($0.standardInputOverride, $0.terminationGracePeriod, $0.endsProcessGroupOnExit)
+        }
+        let plan: LaunchPlan
+        let wake: WakePipe
+        do {
+            plan = try LaunchPlan(request, inputOverride: inputOverride)
+            wake = try WakePipe()
+        } catch let error as ProcessProcedure.Error {
+            finish(withResult: .failure(error))
+            return
+        } catch {
+            finish(withResult: .failure(Error(code: .launchFailed, detail: "\(error)")))
+            return
+        }
+        let supervisor = ChildSupervisor(
+            plan: plan, lifecycle: lifecycle, wake: wake, gracePeriod: gracePeriod, endsProcessGroup: endsGroup,
+            log: { [log] line, isStandardError in
+                if isStandardError { log.warning("stderr: \(line)") } else { log.info("stdout: \(line)") }
+            },
+            didLaunch: { pid in self.childDidLaunch(pid) },
+            didEnd: { outcome in self.childDidEnd(outcome, plan: plan) })
+        supervisor.start()
+    }
+
+    /// Signals the process group to end (see the class's discussion).
+    open override func procedureDidCancel(withErrors errors: [any Swift.Error]) {
+        lifecycle.cancel()
+    }
+
+    private func childDidLaunch(_ pid: pid_t) {
+        values.withLock { values in
+            values.processIdentifier = pid
+            values.process = RunningProcess(processIdentifier: pid, lifecycle: lifecycle)
+        }
+        processDidLaunch(self)
+    }
+
+    private func childDidEnd(_ outcome: SupervisionOutcome, plan: LaunchPlan) {
+        values.withLock { $0.process = nil }
+        if isCancelled {
+            // ProcedureKit hides how a cancelled process ended: the cancellation's errors say why it stopped.
+            finish()
+            return
+        }
+        switch outcome {
+        case .notLaunched:
+            finish()
+        case .launchFailed(let error):
+            finish(withResult: .failure(error))
+        case .terminated(let status, let reason, let output, let error):
+            let commandLine = Self.commandLine(plan.arguments)
+            for (stream, collected) in [("standard output", output), ("standard error", error)]
+            where collected.droppedBytes > 0 {
+                finish(
+                    withResult: .failure(
+                        Error(
+                            code: .outputLimitExceeded, status: status, reason: reason,
+                            detail: "\(commandLine): \(stream) was \(collected.data.count + collected.droppedBytes) "
+                                + "bytes, over the capture limit of \(collected.captureLimit ?? 0)",
+                            standardErrorTail: error.standardErrorTail)))
+                return
+            }
+            if processDidExitCleanly(status, reason) {
+                finish(
+                    withResult: .success(
+                        TerminationResult(
+                            status: status, reason: reason, standardOutput: output.data, standardError: error.data)))
+            } else {
+                finish(
+                    withResult: .failure(
+                        Error(
+                            code: .didNotExitCleanly, status: status, reason: reason, detail: commandLine,
+                            standardErrorTail: error.standardErrorTail)))
+            }
+        }
+    }
+
+    /// The command line for messages, cut at 200 characters.
+    private static func commandLine(_ arguments: [String]) -> String {
+        let line = arguments.map { $0.contains(" ") || $0.isEmpty ? $0.debugDescription : $0 }.joined(separator: " ")
+        return line.count > 200 ? String(line.prefix(200)) + "…" : line
+    }
+}
+
+/// A launched child, as ProcedureKit's tests reach it (`procedure.process`): Foundation's `Process` there.
+final class RunningProcess: Sendable {
+    /// The child's pid.
+    let processIdentifier: pid_t
+    private let lifecycle: ChildLifecycle
+
+    init(processIdentifier: pid_t, lifecycle: ChildLifecycle) {
+        self.processIdentifier = processIdentifier
+        self.lifecycle = lifecycle
+    }
+
+    /// Sends `SIGTERM` to the child alone, as `Process.terminate()` does (not a cancellation: the procedure then
+    /// fails with ``ProcessProcedure/Error/didNotExitCleanly(_:_:)``).
+    func terminate() {
+        lifecycle.signalChild(SIGTERM)
+    }
+
+    /// Whether the child was not reaped yet.
+    var isRunning: Bool { lifecycle.isRunning }
+}

@@ -1,0 +1,145 @@
+import PKCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The lock around a child's ``ChildLifecycleStateMachine``, shared by the procedure (cancel, suspend, resume,
+/// ProcedureKit's `process.terminate()`) and the supervising thread (launch, reap).
+///
+/// Unlike the house rule, the machine's actions are carried out *inside* the lock: they are `kill` calls and a
+/// one-byte non-blocking write, which never block and never call user code, and only under the lock is a pid
+/// known not to have been reaped (and reused by another process) in between. The supervisor takes the same lock
+/// (``willReap()``) before it reaps. No other lock is taken while holding it.
+final class ChildLifecycle: Sendable {
+
+    private struct Locked {
+        var machine = ChildLifecycleStateMachine()
+        /// The supervisor's wake-up pipe, from launch until the child is reaped.
+        var wake: WakePipe?
+    }
+
+    private let locked = PKMutex(Locked())
+
+    init() {}
+
+    /// The supervisor is about to spawn, and will watch `wake`; `false` when it was cancelled first.
+    func willLaunch(wake: WakePipe) -> Bool {
+        locked.withLock { locked in
+            guard locked.machine.willLaunch() else { return false }
+            locked.wake = wake
+            return true
+        }
+    }
+
+    func didLaunch(pid: pid_t) {
+        locked.withLock { perform($0.machine.didLaunch(pid: pid), wake: $0.wake) }
+    }
+
+    func launchFailed() {
+        locked.withLock { locked in
+            locked.machine.launchFailed()
+            locked.wake = nil
+        }
+    }
+
+    func cancel() {
+        locked.withLock { perform($0.machine.cancel(), wake: $0.wake) }
+    }
+
+    func suspend() -> Bool {
+        locked.withLock { locked in
+            let (accepted, action) = locked.machine.suspend()
+            perform(action, wake: locked.wake)
+            return accepted
+        }
+    }
+
+    func resume() -> Bool {
+        locked.withLock { locked in
+            let (accepted, action) = locked.machine.resume()
+            perform(action, wake: locked.wake)
+            return accepted
+        }
+    }
+
+    /// The child has exited; after this nothing signals its pid or writes to the wake-up pipe, which the
+    /// supervisor may close.
+    func willReap() {
+        locked.withLock { locked in
+            locked.machine.willReap()
+            locked.wake = nil
+        }
+    }
+
+    var isTerminating: Bool { locked.withLock { $0.machine.isTerminating } }
+
+    /// Whether the child was launched and is not reaped yet.
+    var isRunning: Bool { locked.withLock { $0.machine.signallablePID != nil } }
+
+    /// Sends `signal` to the child alone (not its group), if it is not reaped; whether it was sent.
+    @discardableResult
+    func signalChild(_ signal: Int32) -> Bool {
+        locked.withLock { locked in
+            guard let pid = locked.machine.signallablePID else { return false }
+            return kill(pid, signal) == 0
+        }
+    }
+
+    private func perform(_ action: ChildLifecycleStateMachine.Action, wake: WakePipe?) {
+        switch action {
+        case .none:
+            break
+        case .terminate(let pid, let wasSuspended):
+            _ = kill(-pid, SIGTERM)
+            if wasSuspended { _ = kill(-pid, SIGCONT) }
+            wake?.signal()
+        case .stop(let pid):
+            _ = kill(-pid, SIGSTOP)
+        case .continue(let pid):
+            _ = kill(-pid, SIGCONT)
+        }
+    }
+}
+
+/// A pipe whose write end wakes the supervising thread out of `poll`. Both ends are non-blocking and
+/// close-on-exec, and are closed by the supervisor when it is done (``ChildLifecycle`` writes only between
+/// `willLaunch` and `willReap`, under its lock, so never to a closed descriptor).
+final class WakePipe: Sendable {
+    let readEnd: Int32
+    let writeEnd: Int32
+
+    init() throws(SystemCallError) {
+        switch SystemCalls.makePipe() {
+        case .success(let ends):
+            readEnd = ends.read
+            writeEnd = ends.write
+            SystemCalls.setNonBlocking(readEnd)
+            SystemCalls.setNonBlocking(writeEnd)
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    /// Wakes the reader (a full pipe already will).
+    func signal() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
+
+    /// Empties the pipe.
+    func drain() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(readEnd, &bytes, bytes.count) > 0 {}
+    }
+
+    /// Closes both ends.
+    func close() {
+        SystemCalls.close(readEnd)
+        SystemCalls.close(writeEnd)
+    }
+}
