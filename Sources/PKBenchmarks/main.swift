@@ -332,6 +332,12 @@ if selected("W20") {
     report(w20, run(w20, repetitions: repetitions))
 }
 
+// W21: short processes through a queue, against bare posix_spawn and Foundation.Process (ProcessWorkloads.swift).
+if selected("W21") {
+    let w21 = processWorkload(count: 200)
+    report(w21, run(w21, repetitions: repetitions))
+}
+
 // W19: fan-out, taking each value as it is done (FanOutWorkloads.swift).
 if selected("W19") {
     let w19 = fanOutWorkload(count: sizes.fanOut)

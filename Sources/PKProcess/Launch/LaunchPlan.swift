@@ -6,8 +6,8 @@ struct LaunchPlan: Sendable {
     let path: String
     /// `argv`, the path first.
     let arguments: [String]
-    /// `envp`, as `KEY=value`.
-    let environment: [String]
+    /// `envp`, as `KEY=value`; `nil` for this process's own (`environ`, passed as it is).
+    let environment: [String]?
     let workingDirectory: String?
     let input: ProcessInputSource
     let output: ProcessOutputDestination
@@ -26,7 +26,7 @@ struct LaunchPlan: Sendable {
                 code: .invalidArguments, detail: "argument \(index) contains a NUL byte: \(argument.debugDescription)")
         }
         self.arguments = [path] + arguments
-        environment = try Self.environment(request.environment ?? ProcessInfo.processInfo.environment)
+        environment = try request.environment.map { variables throws(Failure) in try Self.environment(variables) }
         workingDirectory = try request.currentDirectoryURL.map { url throws(Failure) in try Self.directory(url) }
         guard let input = inputOverride ?? ProcessInputSource.from(request.standardInput) else {
             throw Failure(

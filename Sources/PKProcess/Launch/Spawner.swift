@@ -155,13 +155,19 @@ enum Spawner {
                 &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
             let argv = plan.arguments.map { strdup($0) } + [nil]
-            let envp = plan.environment.map { strdup($0) } + [nil]
+            let envp = plan.environment.map { $0.map { strdup($0) } + [nil] }
             defer {
                 for pointer in argv { free(pointer) }
-                for pointer in envp { free(pointer) }
+                for pointer in envp ?? [] { free(pointer) }
             }
             var pid: pid_t = 0
-            let spawned = posix_spawn(&pid, plan.path, &actions, &attributes, argv, envp)
+            // PERF(W21): this process's environment is passed as it is, not copied through a dictionary.
+            let spawned =
+                if let envp {
+                    posix_spawn(&pid, plan.path, &actions, &attributes, argv, envp)
+                } else {
+                    posix_spawn(&pid, plan.path, &actions, &attributes, argv, environ)
+                }
             for handle in handedOver { try? handle.close() }
             guard spawned == 0 else {
                 let message = "\(plan.path): \(String(cString: strerror(spawned)))"

@@ -34,14 +34,18 @@ enum SystemCalls {
         return unsafeBitCast(symbol, to: Function.self)
     }
 
-    /// A pipe whose two ends are close-on-exec, as `(read, write)`, or `errno`.
-    static func makePipe() -> Result<(read: Int32, write: Int32), SystemCallError> {
+    /// A pipe whose two ends are close-on-exec (and non-blocking when `nonBlocking`), as `(read, write)`, or
+    /// `errno`.
+    static func makePipe(nonBlocking: Bool = false) -> Result<(read: Int32, write: Int32), SystemCallError> {
         var ends: [Int32] = [-1, -1]
         if let pipe2 {
-            guard pipe2(&ends, O_CLOEXEC) == 0 else { return .failure(currentErrno()) }
+            guard pipe2(&ends, O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)) == 0 else { return .failure(currentErrno()) }
         } else {
             guard pipe(&ends) == 0 else { return .failure(currentErrno()) }
-            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            for end in ends {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                if nonBlocking { setNonBlocking(end) }
+            }
         }
         return .success((ends[0], ends[1]))
     }

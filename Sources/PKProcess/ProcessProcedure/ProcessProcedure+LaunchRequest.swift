@@ -35,7 +35,7 @@ extension ProcessProcedure {
 
         /// Why the ``init(command:arguments:currentDirectoryURL:environment:standardInput:standardOutput:standardError:)``
         /// search failed, reported when the procedure executes.
-        let searchFailure: ProcessProcedure.Error?
+        var searchFailure: ProcessProcedure.Error?
 
         /// A request to launch the executable at `executableURL` (ProcedureKit's initialiser).
         public init(

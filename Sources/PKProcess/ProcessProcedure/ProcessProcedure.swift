@@ -71,7 +71,8 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
     /// parameters (see ``LaunchRequest``).
     ///
     /// - Parameters:
-    ///   - processDidLaunch: called on the supervising thread once the process is launched.
+    ///   - processDidLaunch: called on the supervising thread once the process is launched; keep it quick, the
+    ///     process's pipes are not served while it runs.
     ///   - processDidExitCleanly: called on the supervising thread when the process has ended (unless cancelled);
     ///     `false` fails the procedure with ``Error/didNotExitCleanly(_:_:)``.
     public convenience init(
@@ -81,10 +82,12 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
         processDidLaunch: @escaping ProcessDidLaunch = { _ in },
         processDidExitCleanly: @escaping ProcessDidExitCleanly = ProcessProcedure.defaultProcessDidExitCleanly
     ) {
-        let request = LaunchRequest(
+        var request = LaunchRequest(
             executableURL: URL(fileURLWithPath: launchPath), arguments: arguments,
             currentDirectoryURL: currentDirectoryPath.map { URL(fileURLWithPath: $0) }, environment: environment,
             standardError: standardError, standardInput: standardInput, standardOutput: standardOutput)
+        // Foundation makes "" the working directory's URL: ProcedureKit's empty-path error is kept here.
+        if launchPath.isEmpty { request.searchFailure = .emptyLaunchPath }
         self.init(
             launchRequest: request, processDidLaunch: processDidLaunch, processDidExitCleanly: processDidExitCleanly)
     }
@@ -218,7 +221,10 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
             },
             didLaunch: { pid in self.childDidLaunch(pid) },
             didEnd: { outcome in self.childDidEnd(outcome, plan: plan) })
-        supervisor.start()
+        if let error = supervisor.start() {
+            wake.close()
+            finish(withResult: .failure(Error(code: .launchFailed, detail: "no thread to supervise it: \(error)")))
+        }
     }
 
     /// Signals the process group to end (see the class's discussion).

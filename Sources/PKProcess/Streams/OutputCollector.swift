@@ -14,6 +14,8 @@ struct OutputCollector {
     /// The last bytes of standard error, at most ``ProcessOutputDestination/standardErrorTailLimit`` (twice that
     /// between trims).
     private var tail: [UInt8] = []
+    /// Whether the tail lost its beginning.
+    private var tailIsCut = false
     /// A line not ended yet.
     private var partialLine: [UInt8] = []
 
@@ -37,20 +39,30 @@ struct OutputCollector {
         if isStandardError {
             let limit = ProcessOutputDestination.standardErrorTailLimit
             tail.append(contentsOf: bytes.suffix(limit))
-            if tail.count > 2 * limit { tail.removeFirst(tail.count - limit) }
+            if bytes.count > limit { tailIsCut = true }
+            if tail.count > 2 * limit {
+                tail.removeFirst(tail.count - limit)
+                tailIsCut = true
+            }
         }
         guard splitsLines else { return }
         var start = bytes.startIndex
         while let newline = bytes[start...].firstIndex(of: 0x0A) {
             partialLine.append(contentsOf: bytes[start..<newline])
+            deliverLongPieces()
             deliverPartialLine()
             start = newline + 1
         }
         partialLine.append(contentsOf: bytes[start...])
-        while partialLine.count >= ProcessOutputDestination.maximumLineLength {
-            let piece = partialLine.prefix(ProcessOutputDestination.maximumLineLength)
-            deliver(piece)
-            partialLine.removeFirst(piece.count)
+        deliverLongPieces()
+    }
+
+    /// Hands over the beginning of a line longer than the maximum, a piece of the maximum at a time.
+    private mutating func deliverLongPieces() {
+        let maximum = ProcessOutputDestination.maximumLineLength
+        while partialLine.count > maximum {
+            deliver(partialLine.prefix(maximum))
+            partialLine.removeFirst(maximum)
         }
     }
 
@@ -64,7 +76,7 @@ struct OutputCollector {
         guard isStandardError else { return nil }
         var bytes = tail.suffix(ProcessOutputDestination.standardErrorTailLimit)
         // Start at a line when the cut fell inside one, unless that leaves nothing.
-        if tail.count > ProcessOutputDestination.standardErrorTailLimit, let newline = bytes.firstIndex(of: 0x0A),
+        if tailIsCut || tail.count > bytes.count, let newline = bytes.firstIndex(of: 0x0A),
             newline + 1 < bytes.endIndex
         {
             bytes = bytes[(newline + 1)...]

@@ -68,11 +68,11 @@ final class ChildLifecycle: Sendable {
     }
 
     /// The child has exited; after this nothing signals its pid or writes to the wake-up pipe, which the
-    /// supervisor may close.
-    func willReap() {
+    /// supervisor may close. Returns whether it had been cancelled.
+    func willReap() -> Bool {
         locked.withLock { locked in
-            locked.machine.willReap()
             locked.wake = nil
+            return locked.machine.willReap()
         }
     }
 
@@ -114,12 +114,10 @@ final class WakePipe: Sendable {
     let writeEnd: Int32
 
     init() throws(SystemCallError) {
-        switch SystemCalls.makePipe() {
+        switch SystemCalls.makePipe(nonBlocking: true) {
         case .success(let ends):
             readEnd = ends.read
             writeEnd = ends.write
-            SystemCalls.setNonBlocking(readEnd)
-            SystemCalls.setNonBlocking(writeEnd)
         case .failure(let error):
             throw error
         }

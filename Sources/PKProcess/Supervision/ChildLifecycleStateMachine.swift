@@ -121,11 +121,13 @@ struct ChildLifecycleStateMachine {
         }
     }
 
-    /// The child has exited and is about to be reaped: from now on its pid must not be signalled.
-    mutating func willReap() {
+    /// The child has exited and is about to be reaped: from now on its pid must not be signalled. Returns whether
+    /// it had been cancelled (and so its group sent `SIGTERM`).
+    mutating func willReap() -> Bool {
         switch state {
-        case .running:
+        case .running(_, _, let terminating):
             state = .reaped
+            return terminating
         case .notLaunched, .cancelledBeforeLaunch, .launching, .reaped:
             preconditionFailure("willReap in \(state)")
         }

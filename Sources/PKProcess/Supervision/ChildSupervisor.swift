@@ -27,12 +27,9 @@ struct ChildSupervisor: Sendable {
     let didLaunch: @Sendable (pid_t) -> Void
     let didEnd: @Sendable (SupervisionOutcome) -> Void
 
-    /// Starts the supervising thread.
-    func start() {
-        let thread = Thread { run() }
-        thread.name = "PKProcess supervisor"
-        thread.stackSize = 256 * 1024
-        thread.start()
+    /// Starts the supervising thread; the system's error when no thread can be had.
+    func start() -> SystemCallError? {
+        SupervisorThread.start { run() }
     }
 
     private func run() {
@@ -64,13 +61,12 @@ struct ChildSupervisor: Sendable {
 
         var loop = Loop(supervisor: self, pid: pid, pidfd: pidfd, ends: ends)
         loop.runUntilExit()
-        lifecycle.willReap()
+        let cancelled = lifecycle.willReap()
         let (statusCode, reason) = Self.reap(pid)
         SystemCalls.close(pidfd)
         wake.close()
         loop.drainAfterExit()
 
-        let cancelled = lifecycle.isTerminating
         if cancelled || endsProcessGroup {
             ProcessGroup.end(
                 pid, alreadySignalled: cancelled, deadline: loop.killDeadline ?? .now + gracePeriod)
@@ -103,7 +99,8 @@ struct ChildSupervisor: Sendable {
         /// When `SIGKILL` is due: the grace period after the cancellation was noticed.
         var killDeadline: ContinuousClock.Instant?
         var killed = false
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        /// The read buffer, made when a pipe is first read (PERF(W21): most children write through no pipe).
+        var buffer: [UInt8] = []
 
         init(supervisor: ChildSupervisor, pid: pid_t, pidfd: Int32, ends: ParentEnds) {
             self.supervisor = supervisor
@@ -128,8 +125,10 @@ struct ChildSupervisor: Sendable {
                 let ready = poll(&descriptors, nfds_t(descriptors.count), timeout())
                 // ENOMEM is the only failure possible with these arguments: try again shortly.
                 if ready < 0, errno != EINTR { _ = poll(nil, 0, 1) }
+                var pidfdReady = false
                 for descriptor in descriptors where descriptor.revents != 0 {
                     switch descriptor.fd {
+                    case pidfd: pidfdReady = true
                     case supervisor.wake.readEnd: supervisor.wake.drain()
                     case ends.output: readAvailable(from: \.output, descriptor: \.output, reads: 16)
                     case ends.error: readAvailable(from: \.error, descriptor: \.error, reads: 16)
@@ -137,7 +136,7 @@ struct ChildSupervisor: Sendable {
                     default: break
                     }
                 }
-                if hasExited() { return }
+                if pidfd >= 0 ? pidfdReady : hasExitedWithoutPidfd() { return }
                 if let killDeadline, !killed, ContinuousClock.now >= killDeadline {
                     _ = kill(-pid, SIGKILL)
                     killed = true
@@ -164,12 +163,9 @@ struct ChildSupervisor: Sendable {
             return milliseconds == Int64.max ? -1 : Int32(clamping: milliseconds)
         }
 
-        /// Whether the child has exited (it is then a zombie, left for ``ChildSupervisor/reap(_:_:)``).
-        private func hasExited() -> Bool {
-            if pidfd >= 0 {
-                var descriptor = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-                return poll(&descriptor, 1, 0) > 0
-            }
+        /// Whether the child has exited (it is then a zombie, left for ``ChildSupervisor/reap(_:)``), asked with
+        /// `waitid(WNOWAIT)` where there is no pidfd.
+        private func hasExitedWithoutPidfd() -> Bool {
             var information = siginfo_t()
             guard waitid(P_PID, id_t(pid), &information, WEXITED | WNOHANG | WNOWAIT) == 0 else {
                 return errno == ECHILD
@@ -188,6 +184,7 @@ struct ChildSupervisor: Sendable {
             reads: Int = .max
         ) {
             let fd = ends[keyPath: descriptor]
+            if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 64 * 1024) }
             var reads = reads
             while reads > 0 {
                 reads -= 1

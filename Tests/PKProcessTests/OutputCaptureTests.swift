@@ -1,0 +1,123 @@
+import Foundation
+import PKCore
+import PKProcess
+import PKTesting
+import Synchronization
+import Testing
+
+/// Standard output and error captured, streamed as lines and logged, with their bounds, from real children.
+@Suite struct OutputCaptureTests {
+    let queue = ProcedureQueue()
+
+    @Test func capturesStandardOutputAndErrorSeparately() async throws {
+        let procedure = ProcessProcedure(
+            command: "sh", arguments: ["-c", "echo out; echo err >&2; printf 'no newline'"],
+            standardOutput: .capture(), standardError: .capture())
+        let result = try await queue.run(procedure)
+        #expect(String(decoding: result.standardOutput, as: UTF8.self) == "out\nno newline")
+        #expect(String(decoding: result.standardError, as: UTF8.self) == "err\n")
+        #expect(result.status == 0)
+        #expect(result.reason == .exit)
+    }
+
+    @Test func standardOutputTextDropsOneTrailingNewline() async throws {
+        let procedure = ProcessProcedure(
+            command: "printf", arguments: ["a\\n\\n"], standardOutput: .capture())
+        #expect(try await queue.run(procedure).standardOutputText == "a\n")
+    }
+
+    @Test func streamsLinesInOrderWithoutTerminatorsAndTheLastUnterminatedOne() async throws {
+        let lines = Mutex<[String]>([])
+        let procedure = ProcessProcedure(
+            command: "printf", arguments: ["one\\ntwo\\r\\n\\nthree"],
+            standardOutput: .lines { line in lines.withLock { $0.append(line) } })
+        let result = try await queue.run(procedure)
+        #expect(lines.withLock { $0 } == ["one", "two", "", "three"])
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func linesAndCaptureCombine() async throws {
+        let lines = Mutex<[String]>([])
+        let procedure = ProcessProcedure(
+            command: "seq", arguments: ["1", "1000"],
+            standardOutput: .lines { line in lines.withLock { $0.append(line) } }.capturing())
+        let result = try await queue.run(procedure)
+        #expect(lines.withLock { $0 } == (1...1000).map(String.init))
+        #expect(result.standardOutputText == (1...1000).map(String.init).joined(separator: "\n"))
+    }
+
+    @Test func aLineLongerThanTheMaximumIsHandedOverInPieces() async throws {
+        let pieces = Mutex<[Int]>([])
+        let length = ProcessOutputDestination.maximumLineLength * 2 + 10
+        let procedure = ProcessProcedure(
+            command: "sh", arguments: ["-c", "head -c \(length) /dev/zero | tr '\\0' x; echo; echo short"],
+            standardOutput: .lines { line in pieces.withLock { $0.append(line.count) } })
+        _ = try await queue.run(procedure)
+        let maximum = ProcessOutputDestination.maximumLineLength
+        #expect(pieces.withLock { $0 } == [maximum, maximum, 10, 5])
+    }
+
+    @Test func logWritesStandardOutputAtInfoAndStandardErrorAtWarning() async throws {
+        let writer = TestableLogWriter()
+        let procedure = ProcessProcedure(
+            command: "sh", arguments: ["-c", "echo to-out; echo to-err >&2"], standardOutput: .log,
+            standardError: .log)
+        procedure.log.writer = writer
+        procedure.log.severity = .verbose
+        procedure.log.enabled = true
+        _ = try await queue.run(procedure)
+        let entries = writer.entries
+        #expect(entries.contains { $0.message == "stdout: to-out" && $0.severity == .info })
+        #expect(entries.contains { $0.message == "stderr: to-err" && $0.severity == .warning })
+    }
+
+    @Test func outputOverTheCaptureLimitIsReadToTheEndAndFailsTheProcedure() async throws {
+        // 256 MiB through a 1 MiB limit: memory stays bounded, the child is never blocked on a full pipe.
+        let procedure = ProcessProcedure(
+            command: "head", arguments: ["-c", "\(256 << 20)", "/dev/zero"], standardOutput: .capture(limit: 1 << 20))
+        let outcome = await queue.outcome(of: procedure)
+        let error = try #require(outcome.processError)
+        #expect(error.code == .outputLimitExceeded)
+        #expect(error.status == 0)
+        #expect(error.reason == .exit)
+        #expect(error.description.contains("\(256 << 20) bytes"))
+    }
+
+    @Test func outputAtTheCaptureLimitIsKeptWhole() async throws {
+        let procedure = ProcessProcedure(
+            command: "head", arguments: ["-c", "4096", "/dev/zero"], standardOutput: .capture(limit: 4096))
+        #expect(try await queue.run(procedure).standardOutput == Data(count: 4096))
+    }
+
+    @Test func aChildThatClosesStandardOutputEarlyStillRunsToItsEnd() async throws {
+        let procedure = ProcessProcedure(
+            command: "sh", arguments: ["-c", "echo before; exec 1>&-; sleep 0.1; echo after >&2"],
+            standardOutput: .capture(), standardError: .capture())
+        let result = try await queue.run(procedure)
+        #expect(result.standardOutputText == "before")
+        #expect(String(decoding: result.standardError, as: UTF8.self) == "after\n")
+    }
+
+    @Test func outputGoesToAFileAndIsDiscarded() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("out.txt")
+        _ = try await queue.run(
+            ProcessProcedure(command: "echo", arguments: ["first"], standardOutput: .file(file)))
+        _ = try await queue.run(
+            ProcessProcedure(command: "echo", arguments: ["second"], standardOutput: .file(file, append: true)))
+        #expect(try String(contentsOf: file, encoding: .utf8) == "first\nsecond\n")
+        let discarded = try await queue.run(
+            ProcessProcedure(command: "echo", arguments: ["gone"], standardOutput: .discard))
+        #expect(discarded.standardOutput.isEmpty)
+    }
+
+    @Test func aPipeGetsEndOfFileWhenTheChildEndsAsWithFoundationProcess() async throws {
+        let pipe = Pipe()
+        let procedure = ProcessProcedure(
+            launchPath: "/bin/sh", arguments: ["-c", "echo through-a-pipe"], standardOutput: pipe)
+        _ = try await queue.run(procedure)
+        // Our copy of the write end was closed after launch, so reading ends.
+        let data = try pipe.fileHandleForReading.readToEnd() ?? Data()
+        #expect(String(decoding: data, as: UTF8.self) == "through-a-pipe\n")
+    }
+}
