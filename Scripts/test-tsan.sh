@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests|PKNetworkTests|PKPostgresTests}"
+filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests|PKNetworkTests|PKProcessTests|PKPostgresTests}"
 if (($# > 0)); then shift; fi
 
 # shellcheck source=Scripts/postgres-env.sh
