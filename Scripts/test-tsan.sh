@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests, PKObserversTests, PKCapabilitiesTests,
-# PKNetworkTests and PKPostgresTests (when PostgreSQL is here: Scripts/postgres-env.sh) under ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented build never
-# replaces the normal one.
+# PKNetworkTests, PKProcessTests and PKPostgresTests (when PostgreSQL is here: Scripts/postgres-env.sh) under
+# ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented build never replaces the normal
+# one.
 #
 # Usage: Scripts/test-tsan.sh [filter] [more arguments for `swift test`]
 #   Scripts/test-tsan.sh                     # every suite listed above
