@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 examples=(HelloProcedure ImagePipeline WeatherReport GracefulShutdown TraceDemo CapabilityGate NetworkFetch
-    ServerQuickstart)
+    ServerQuickstart ProcessPipeline)
 
 scratch=()
 if [[ -n "${SCRATCH_PATH:-}" ]]; then scratch=(--scratch-path "$SCRATCH_PATH"); fi
@@ -34,6 +34,16 @@ for example in "${examples[@]}"; do
         trace_dir="$(mktemp -d)"
         "$bin_path/$example" "$trace_dir/trace.json"
         rm -rf "$trace_dir"
+        ;;
+    # ProcessPipeline works in a directory it makes under TMPDIR: give it an empty one, which it must leave empty.
+    ProcessPipeline)
+        tmp_dir="$(mktemp -d)"
+        TMPDIR="$tmp_dir" "$bin_path/$example"
+        if [[ -n "$(ls -A "$tmp_dir")" ]]; then
+            echo "build-examples.sh: ProcessPipeline left files behind in $tmp_dir" >&2
+            exit 1
+        fi
+        rmdir "$tmp_dir"
         ;;
     *) "$bin_path/$example" ;;
     esac

@@ -121,3 +121,42 @@ import Testing
         #expect(String(decoding: data, as: UTF8.self) == "through-a-pipe\n")
     }
 }
+
+/// `Pipe` and `FileHandle` streams, as ProcedureKit code passes them.
+@Suite struct FoundationStreamTests {
+    let queue = ProcedureQueue()
+
+    @Test func theNullDeviceIsDevNull() async throws {
+        let procedure = ProcessProcedure(
+            launchPath: "/bin/sh", arguments: ["-c", "cat; echo ignored; echo also >&2"],
+            standardError: FileHandle.nullDevice, standardInput: FileHandle.nullDevice,
+            standardOutput: FileHandle.nullDevice)
+        let result = try await queue.run(procedure)
+        #expect(result.status == 0)
+    }
+
+    @Test func aPipesChildEndIsClosedWhenTheProcedureNeverLaunches() async throws {
+        let pipe = Pipe()
+        let procedure = ProcessProcedure(launchPath: "/bin/echo", standardOutput: pipe)
+        procedure.cancel()
+        _ = await queue.outcome(of: procedure)
+        #expect(procedure.processIdentifier == 0)
+        #expect(Self.writeEndIsClosed(pipe))
+    }
+
+    /// Whether nothing holds `pipe`'s write end any more: a non-blocking read then finds the end of the file rather
+    /// than nothing to read yet (so a failing test does not hang).
+    private static func writeEndIsClosed(_ pipe: Pipe) -> Bool {
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var byte: UInt8 = 0
+        return read(descriptor, &byte, 1) == 0
+    }
+
+    @Test func aPipesChildEndIsClosedWhenTheRequestIsRefused() async throws {
+        let pipe = Pipe()
+        let procedure = ProcessProcedure(launchPath: "/nonexistent/tool", standardOutput: pipe)
+        _ = await queue.outcome(of: procedure)
+        #expect(Self.writeEndIsClosed(pipe))
+    }
+}

@@ -114,3 +114,23 @@ extension ProcessProcedure {
         }
     }
 }
+
+extension ProcessProcedure.LaunchRequest {
+
+    /// Closes this process's copies of the child's ends of `Pipe` streams, as a launch would have: called when the
+    /// procedure finishes without launching, so that whatever waits at the pipe's other end (another process, a
+    /// reader) is not left waiting for a child that never came.
+    func releasePipeEnds(inputOverride: ProcessInputSource?) {
+        if inputOverride == nil {
+            switch ProcessInputSource.from(standardInput)?.kind {
+            case .pipe(let pipe): try? pipe.fileHandleForReading.close()
+            default: break
+            }
+        }
+        for stream in [standardOutput, standardError] {
+            if case .pipe(let pipe) = ProcessOutputDestination.from(stream)?.kind {
+                try? pipe.fileHandleForWriting.close()
+            }
+        }
+    }
+}

@@ -70,11 +70,10 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
     /// A procedure that launches the executable at `launchPath` (absolute), with ProcedureKit's optional
     /// parameters (see ``LaunchRequest``).
     ///
-    /// - Parameters:
-    ///   - processDidLaunch: called on the supervising thread once the process is launched; keep it quick, the
-    ///     process's pipes are not served while it runs.
-    ///   - processDidExitCleanly: called on the supervising thread when the process has ended (unless cancelled);
-    ///     `false` fails the procedure with ``Error/didNotExitCleanly(_:_:)``.
+    /// `processDidLaunch` is called on the supervising thread once the process is launched; keep it quick, the
+    /// process's pipes are not served while it runs. `processDidExitCleanly` is called on the supervising thread
+    /// when the process has ended (unless the procedure was cancelled); `false` fails the procedure with
+    /// ``Error/didNotExitCleanly(_:_:)``.
     public convenience init(
         launchPath: String, arguments: [String]? = nil, currentDirectoryPath: String? = nil,
         environment: [String: String]? = nil, standardError: (any Sendable)? = nil,
@@ -195,23 +194,21 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
             finish(withResult: .failure(ProcedureKitError.requirementNotSatisfied()))
             return
         }
+        let (inputOverride, gracePeriod, endsGroup) = values.withLock {
+            ($0.standardInputOverride, $0.terminationGracePeriod, $0.endsProcessGroupOnExit)
+        }
         guard !isCancelled else {
             finish()
             return
-        }
-        let (inputOverride, gracePeriod, endsGroup) = values.withLock {
-            ($0.standardInputOverride, $0.terminationGracePeriod, $0.endsProcessGroupOnExit)
         }
         let plan: LaunchPlan
         let wake: WakePipe
         do {
             plan = try LaunchPlan(request, inputOverride: inputOverride)
             wake = try WakePipe()
-        } catch let error as ProcessProcedure.Error {
-            finish(withResult: .failure(error))
-            return
         } catch {
-            finish(withResult: .failure(Error(code: .launchFailed, detail: "\(error)")))
+            let failure = error as? ProcessProcedure.Error ?? Error(code: .launchFailed, detail: "\(error)")
+            finish(withResult: .failure(failure))
             return
         }
         let supervisor = ChildSupervisor(
@@ -230,6 +227,15 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
     /// Signals the process group to end (see the class's discussion).
     open override func procedureDidCancel(withErrors errors: [any Swift.Error]) {
         lifecycle.cancel()
+    }
+
+    /// When no process was launched (cancelled first, bad input, a failed launch), closes this process's copies of
+    /// the child's ends of `Pipe` streams, as a launch would have, so that nothing waits at their other ends.
+    open override func procedureWillFinish(withErrors errors: [any Swift.Error]) {
+        let (request, launched, inputOverride) = values.withLock {
+            ($0.input.value, $0.processIdentifier != 0, $0.standardInputOverride)
+        }
+        if !launched { request?.releasePipeEnds(inputOverride: inputOverride) }
     }
 
     private func childDidLaunch(_ pid: pid_t) {

@@ -37,9 +37,10 @@ public struct ProcessInputSource: Sendable {
     /// ``ProcessProcedure/Error/Code/invalidStandardStream``.
     public static func file(_ url: URL) -> ProcessInputSource { ProcessInputSource(kind: .file(url)) }
 
-    /// An open file handle, duplicated into the child; the handle stays open and yours.
+    /// An open file handle, duplicated into the child; the handle stays open and yours. `FileHandle.nullDevice`
+    /// (which has no descriptor on Linux) is ``null``.
     public static func fileHandle(_ handle: FileHandle) -> ProcessInputSource {
-        ProcessInputSource(kind: .fileHandle(handle))
+        handle === FileHandle.nullDevice ? .null : ProcessInputSource(kind: .fileHandle(handle))
     }
 
     /// The read end of `pipe`, as `Foundation.Process` does: after launch this process closes its copy of that end,
@@ -47,7 +48,7 @@ public struct ProcessInputSource: Sendable {
     public static func pipe(_ pipe: Pipe) -> ProcessInputSource { ProcessInputSource(kind: .pipe(pipe)) }
 
     /// The source for a ProcedureKit-style `standardInput: Any?`: `nil`, a ``ProcessInputSource``, `Data`, a
-    /// `FileHandle` or a `Pipe`; anything else is `nil`.
+    /// `FileHandle` (`FileHandle.nullDevice` included) or a `Pipe`; anything else is `nil`.
     static func from(_ value: (any Sendable)?) -> ProcessInputSource? {
         switch value {
         case nil: .inherit

@@ -80,9 +80,10 @@ public struct ProcessOutputDestination: Sendable {
         ProcessOutputDestination(kind: .file(url, append: append))
     }
 
-    /// An open file handle, duplicated into the child; the handle stays open and yours.
+    /// An open file handle, duplicated into the child; the handle stays open and yours. `FileHandle.nullDevice`
+    /// (which has no descriptor on Linux) is ``discard``.
     public static func fileHandle(_ handle: FileHandle) -> ProcessOutputDestination {
-        ProcessOutputDestination(kind: .fileHandle(handle))
+        handle === FileHandle.nullDevice ? .discard : ProcessOutputDestination(kind: .fileHandle(handle))
     }
 
     /// The write end of `pipe`, as `Foundation.Process` does: after launch this process closes its copy of that
@@ -117,7 +118,7 @@ public struct ProcessOutputDestination: Sendable {
     }
 
     /// The destination for a ProcedureKit-style `standardOutput: Any?`: `nil`, a ``ProcessOutputDestination``, a
-    /// `FileHandle` or a `Pipe`; anything else is `nil`.
+    /// `FileHandle` (`FileHandle.nullDevice` included) or a `Pipe`; anything else is `nil`.
     static func from(_ value: (any Sendable)?) -> ProcessOutputDestination? {
         switch value {
         case nil: .inherit

@@ -27,6 +27,17 @@ enum ProcessInspection {
         return status.state != "Z" && status.state != "X"
     }
 
+    /// Whether a process of process group `group` is alive (present and not a zombie: an orphan's new parent, a
+    /// container's first process, may never reap it).
+    static func hasLiveMembers(processGroup group: pid_t) -> Bool {
+        guard kill(-group, 0) == 0 || errno == EPERM else { return false }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.contains { name in
+            guard let pid = pid_t(name), let status = status(of: pid) else { return false }
+            return status.group == group && status.state != "Z" && status.state != "X"
+        }
+    }
+
     /// Whether `pid` is a zombie child of this process (exited, never reaped).
     static func isOurZombie(_ pid: pid_t) -> Bool {
         guard let status = status(of: pid) else { return false }
