@@ -57,15 +57,29 @@ import Testing
         #expect(pieces.withLock { $0 } == [maximum, maximum, 10, 5])
     }
 
-    @Test func logWritesStandardOutputAtInfoAndStandardErrorAtWarning() async throws {
-        let writer = TestableLogWriter()
+    @Test func aLineOfExactlyTheMaximumEndedByCRLFIsOneLine() async throws {
+        let pieces = Mutex<[Int]>([])
+        let length = ProcessOutputDestination.maximumLineLength
         let procedure = ProcessProcedure(
-            command: "sh", arguments: ["-c", "echo to-out; echo to-err >&2"], standardOutput: .log,
-            standardError: .log)
-        procedure.log.writer = writer
-        procedure.log.severity = .verbose
-        procedure.log.enabled = true
+            command: "sh", arguments: ["-c", "head -c \(length) /dev/zero | tr '\\0' x; printf '\\r\\nnext\\n'"],
+            standardOutput: .lines { line in pieces.withLock { $0.append(line.count) } })
         _ = try await queue.run(procedure)
+        #expect(pieces.withLock { $0 } == [length, 4])
+    }
+
+    @Test func logWritesStandardOutputAtInfoAndStandardErrorAtWarning() {
+        // Log settings are process-wide: the gate keeps other suites (the stress suite turns logging off) out while
+        // this one runs. It blocks, so this test is synchronous; the process's supervising thread is not Swift's.
+        let writer = TestableLogWriter()
+        GlobalLogSettings.with(enabled: true, severity: .verbose) {
+            let procedure = ProcessProcedure(
+                command: "sh", arguments: ["-c", "echo to-out; echo to-err >&2"], standardOutput: .log,
+                standardError: .log)
+            procedure.log.writer = writer
+            queue.addOperation(procedure)
+            procedure.waitUntilFinished()
+            #expect(procedure.errors.isEmpty)
+        }
         let entries = writer.entries
         #expect(entries.contains { $0.message == "stdout: to-out" && $0.severity == .info })
         #expect(entries.contains { $0.message == "stderr: to-err" && $0.severity == .warning })

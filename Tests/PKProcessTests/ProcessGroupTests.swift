@@ -115,4 +115,41 @@ import Testing
         procedure.cancel()
         await procedure.waitUntilFinished()
     }
+
+    @Test func aChildCanStayInThisProcesssGroup() async throws {
+        let procedure = ProcessProcedure(command: "sleep", arguments: ["3600"])
+        procedure.usesOwnProcessGroup = false
+        queue.addOperation(procedure)
+        #expect(await ProcessInspection.eventually { procedure.processIdentifier > 0 })
+        let pid = procedure.processIdentifier
+        #expect(ProcessInspection.status(of: pid)?.group == getpgrp())
+        procedure.cancel()
+        await procedure.waitUntilFinished()
+        #expect(!ProcessInspection.isAlive(pid))
+        #expect(ProcessInspection.isAlive(getpid()), "cancelling signalled the child, not this process's group")
+    }
+
+    @Test func aChildStoppedByAnotherHandIsContinuedToHearTheCancellation() async throws {
+        let procedure = ProcessProcedure(command: "sleep", arguments: ["3600"])
+        procedure.terminationGracePeriod = .seconds(60)
+        queue.addOperation(procedure)
+        #expect(await ProcessInspection.eventually { procedure.processIdentifier > 0 })
+        let pid = procedure.processIdentifier
+        kill(pid, SIGSTOP)  // as SIGTTIN or a debugger would
+        #expect(await ProcessInspection.eventually { ProcessInspection.status(of: pid)?.state == "T" })
+        procedure.cancel()
+        // Ended by SIGTERM, well before the grace period's SIGKILL.
+        #expect(await ProcessInspection.eventually(timeout: .seconds(30)) { procedure.isFinished })
+        #expect(!ProcessInspection.isAlive(pid))
+    }
+
+    @Test func aProcessLeftBehindThatKeepsWritingCannotHoldTheProcedure() async throws {
+        // The shell exits at once; `yes` stays in its group, holding the pipe and filling it without pause.
+        let lines = Mutex(0)
+        let procedure = ProcessProcedure(
+            command: "sh", arguments: ["-c", "yes &"], standardOutput: .lines { _ in lines.withLock { $0 += 1 } })
+        procedure.terminationGracePeriod = .seconds(2)
+        _ = try await queue.run(procedure)
+        #expect(!ProcessInspection.hasLiveMembers(processGroup: procedure.processIdentifier))
+    }
 }

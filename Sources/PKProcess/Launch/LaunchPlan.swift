@@ -12,12 +12,17 @@ struct LaunchPlan: Sendable {
     let input: ProcessInputSource
     let output: ProcessOutputDestination
     let error: ProcessOutputDestination
+    /// Whether the child leads a process group of its own (``ProcessProcedure/usesOwnProcessGroup``).
+    let usesOwnProcessGroup: Bool
 
     typealias Failure = ProcessProcedure.Error
 
     /// Checks `request`; `inputOverride` (from ``ProcessProcedure/injectStandardInput(from:)-(ProcessProcedure)``)
     /// replaces its standard input.
-    init(_ request: ProcessProcedure.LaunchRequest, inputOverride: ProcessInputSource?) throws(Failure) {
+    init(
+        _ request: ProcessProcedure.LaunchRequest, inputOverride: ProcessInputSource?, usesOwnProcessGroup: Bool = true
+    ) throws(Failure) {
+        self.usesOwnProcessGroup = usesOwnProcessGroup
         if let failure = request.searchFailure { throw failure }
         path = try Self.executablePath(request.executableURL)
         let arguments = request.arguments ?? []

@@ -1,4 +1,5 @@
 import Foundation
+import PKCore
 
 #if canImport(Glibc)
     import Glibc
@@ -56,14 +57,31 @@ enum Spawner {
                 posix_spawnattr_destroy(&attributes)
             }
 
-            // Every source descriptor is a fresh copy numbered 3 or more, so that no `dup2` overwrites the source
-            // of a later one (a handle on this process's fd 2 given as standard output, say).
-            func give(_ descriptor: Int32, as target: Int32) {
-                childSide.append(descriptor)
-                posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+            // Every source descriptor is numbered 3 or more (moved there if need be: a pipe or file opened while
+            // this process has 0, 1 or 2 closed gets one of those), so that no file action on 0, 1 or 2 overwrites
+            // the source of a later one.
+            func give(_ descriptor: Int32, as target: Int32) throws(Failure) {
+                var source = descriptor
+                if source < 3 {
+                    source = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
+                    SystemCalls.close(descriptor)
+                    guard source >= 0 else {
+                        throw Failure(code: .launchFailed, detail: "fcntl: \(String(cString: strerror(errno)))")
+                    }
+                }
+                childSide.append(source)
+                posix_spawn_file_actions_adddup2(&actions, source, target)
             }
-            func copy(_ handle: FileHandle, stream: String) throws(Failure) -> Int32 {
-                let copy = fcntl(handle.fileDescriptor, F_DUPFD_CLOEXEC, 3)
+            // A handle's descriptor is copied, and a `Pipe`'s made close-on-exec (Foundation leaves them inheritable,
+            // and without `addclosefrom` every child would inherit them), under the handles lock.
+            func copy(_ handle: FileHandle, stream: String, pipe: Pipe? = nil) throws(Failure) -> Int32 {
+                let copy = withHandlesLocked {
+                    if let pipe {
+                        _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
+                        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+                    }
+                    return fcntl(handle.fileDescriptor, F_DUPFD_CLOEXEC, 3)
+                }
                 guard copy >= 0 else {
                     throw Failure(
                         code: .invalidStandardStream,
@@ -95,15 +113,15 @@ enum Spawner {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             case .data:
                 let pipe = try pipe()
-                give(pipe.read, as: 0)
                 ends.input = pipe.write
                 SystemCalls.setNonBlocking(pipe.write)
+                try give(pipe.read, as: 0)
             case .file(let url):
-                give(try open(url, flags: O_RDONLY, stream: "standardInput"), as: 0)
+                try give(try open(url, flags: O_RDONLY, stream: "standardInput"), as: 0)
             case .fileHandle(let handle):
-                give(try copy(handle, stream: "standardInput"), as: 0)
+                try give(try copy(handle, stream: "standardInput"), as: 0)
             case .pipe(let pipe):
-                give(try copy(pipe.fileHandleForReading, stream: "standardInput"), as: 0)
+                try give(try copy(pipe.fileHandleForReading, stream: "standardInput", pipe: pipe), as: 0)
                 handedOver.append(pipe.fileHandleForReading)
             }
 
@@ -116,16 +134,16 @@ enum Spawner {
                     posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
                 case .read:
                     let pipe = try pipe()
-                    give(pipe.write, as: target)
-                    SystemCalls.setNonBlocking(pipe.read)
                     if target == 1 { ends.output = pipe.read } else { ends.error = pipe.read }
+                    SystemCalls.setNonBlocking(pipe.read)
+                    try give(pipe.write, as: target)
                 case .file(let url, let append):
                     let flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
-                    give(try open(url, flags: flags, stream: stream), as: target)
+                    try give(try open(url, flags: flags, stream: stream), as: target)
                 case .fileHandle(let handle):
-                    give(try copy(handle, stream: stream), as: target)
+                    try give(try copy(handle, stream: stream), as: target)
                 case .pipe(let pipe):
-                    give(try copy(pipe.fileHandleForWriting, stream: stream), as: target)
+                    try give(try copy(pipe.fileHandleForWriting, stream: stream, pipe: pipe), as: target)
                     handedOver.append(pipe.fileHandleForWriting)
                 }
             }
@@ -150,9 +168,12 @@ enum Spawner {
             var allSignals = sigset_t()
             sigfillset(&allSignals)
             posix_spawnattr_setsigdefault(&attributes, &allSignals)
-            posix_spawnattr_setpgroup(&attributes, 0)
-            posix_spawnattr_setflags(
-                &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+            var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+            if plan.usesOwnProcessGroup {
+                posix_spawnattr_setpgroup(&attributes, 0)
+                flags |= POSIX_SPAWN_SETPGROUP
+            }
+            posix_spawnattr_setflags(&attributes, Int16(flags))
 
             let argv = plan.arguments.map { strdup($0) } + [nil]
             let envp = plan.environment.map { $0.map { strdup($0) } + [nil] }
@@ -168,7 +189,9 @@ enum Spawner {
                 } else {
                     posix_spawn(&pid, plan.path, &actions, &attributes, argv, environ)
                 }
-            for handle in handedOver { try? handle.close() }
+            withHandlesLocked {
+                for handle in handedOver { try? handle.close() }
+            }
             guard spawned == 0 else {
                 let message = "\(plan.path): \(String(cString: strerror(spawned)))"
                 switch spawned {
@@ -186,6 +209,17 @@ enum Spawner {
             throw error
         }
     }
+}
+
+/// The lock under which this module copies, changes and closes descriptors of the `FileHandle`s and `Pipe`s it is
+/// given: two procedures given one `Pipe` (several writers into one reader) each close their copy of its write end
+/// after launch, and Foundation's `FileHandle.close()` checks and closes without a lock of its own, so without this
+/// the descriptor could be closed twice, the second time after it was reused.
+private let handlesLock = PKMutex(())
+
+/// Runs `body` under ``handlesLock``.
+func withHandlesLocked<Result>(_ body: () -> Result) -> Result {
+    handlesLock.withLock { _ in body() }
 }
 
 /// `open(2)` with a mode, named apart from the nested `open` helper above.

@@ -34,8 +34,12 @@ extension ProcessProcedure {
             case launchFailed
             /// The process exited, but the `processDidExitCleanly` rule said it did not exit cleanly.
             case didNotExitCleanly
-            /// The process wrote more than a ``ProcessOutputDestination/capture(limit:)`` limit allowed.
+            /// The process wrote more than a ``ProcessOutputDestination/capture(limit:)`` limit allowed (and exited
+            /// cleanly otherwise).
             case outputLimitExceeded
+            /// The process ended, but something else in this program reaped it first (`SIGCHLD` set to `SIG_IGN`, or
+            /// a library that calls `waitpid(-1)`), so how it ended is unknown.
+            case statusUnavailable
         }
 
         /// What went wrong.
@@ -100,6 +104,8 @@ extension ProcessProcedure {
                 text = reason == .exit ? "exited with status \(status)" : "killed by signal \(status)"
             case .outputLimitExceeded:
                 text = "output limit exceeded"
+            case .statusUnavailable:
+                text = "exit status unavailable"
             }
             if !detail.isEmpty { text += ": \(detail)" }
             if let standardErrorTail, !standardErrorTail.isEmpty {

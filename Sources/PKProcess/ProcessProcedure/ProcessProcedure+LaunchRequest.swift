@@ -121,6 +121,10 @@ extension ProcessProcedure.LaunchRequest {
     /// procedure finishes without launching, so that whatever waits at the pipe's other end (another process, a
     /// reader) is not left waiting for a child that never came.
     func releasePipeEnds(inputOverride: ProcessInputSource?) {
+        withHandlesLocked { releasePipeEndsLocked(inputOverride: inputOverride) }
+    }
+
+    private func releasePipeEndsLocked(inputOverride: ProcessInputSource?) {
         if inputOverride == nil {
             switch ProcessInputSource.from(standardInput)?.kind {
             case .pipe(let pipe): try? pipe.fileHandleForReading.close()

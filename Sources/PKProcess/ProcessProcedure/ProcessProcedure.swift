@@ -58,6 +58,7 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
         var standardInputOverride: ProcessInputSource?
         var terminationGracePeriod: Duration = .seconds(5)
         var endsProcessGroupOnExit = true
+        var usesOwnProcessGroup = true
     }
 
     private let values: PKMutex<Values>
@@ -161,9 +162,10 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
 
     /// How long a cancelled process (and what it left in its process group) has between `SIGTERM` and `SIGKILL`:
     /// 5 seconds unless set before the procedure executes.
+    /// Negative values count as zero; values over a year as a year.
     public var terminationGracePeriod: Duration {
         get { values.withLock { $0.terminationGracePeriod } }
-        set { values.withLock { $0.terminationGracePeriod = max(.zero, newValue) } }
+        set { values.withLock { $0.terminationGracePeriod = min(max(.zero, newValue), .seconds(365 * 86_400)) } }
     }
 
     /// Whether processes the child left running in its process group when it exited are ended (`SIGTERM`, then
@@ -172,6 +174,18 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
     public var endsProcessGroupOnExit: Bool {
         get { values.withLock { $0.endsProcessGroupOnExit } }
         set { values.withLock { $0.endsProcessGroupOnExit = newValue } }
+    }
+
+    /// Whether the child leads a process group of its own (`true` unless set before the procedure executes).
+    ///
+    /// In its own group, the child and everything it starts are signalled together (cancellation, suspension,
+    /// ``endsProcessGroupOnExit``), and a terminal's Ctrl-C reaches this process only. But a group of its own is a
+    /// background group on a terminal: a child that reads an inherited terminal (a password prompt, an editor) is
+    /// stopped by `SIGTTIN`, and the procedure waits until it is cancelled. Set `false` for such interactive
+    /// children: the child then stays in this process's group, and only the child itself is signalled.
+    public var usesOwnProcessGroup: Bool {
+        get { values.withLock { $0.usesOwnProcessGroup } }
+        set { values.withLock { $0.usesOwnProcessGroup = newValue } }
     }
 
     /// The running process, for ProcedureKit's tests (`process.terminate()`); `nil` before launch.
@@ -194,8 +208,8 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
             finish(withResult: .failure(ProcedureKitError.requirementNotSatisfied()))
             return
         }
-        let (inputOverride, gracePeriod, endsGroup) = values.withLock {
-            ($0.standardInputOverride, $0.terminationGracePeriod, $0.endsProcessGroupOnExit)
+        let (inputOverride, gracePeriod, endsGroup, ownGroup) = values.withLock {
+            ($0.standardInputOverride, $0.terminationGracePeriod, $0.endsProcessGroupOnExit, $0.usesOwnProcessGroup)
         }
         guard !isCancelled else {
             finish()
@@ -204,7 +218,7 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
         let plan: LaunchPlan
         let wake: WakePipe
         do {
-            plan = try LaunchPlan(request, inputOverride: inputOverride)
+            plan = try LaunchPlan(request, inputOverride: inputOverride, usesOwnProcessGroup: ownGroup)
             wake = try WakePipe()
         } catch {
             let failure = error as? ProcessProcedure.Error ?? Error(code: .launchFailed, detail: "\(error)")
@@ -243,6 +257,8 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
             values.processIdentifier = pid
             values.process = RunningProcess(processIdentifier: pid, lifecycle: lifecycle)
         }
+        // A child launched while the procedure was being cancelled is being ended already: not worth announcing.
+        guard !isCancelled else { return }
         processDidLaunch(self)
     }
 
@@ -258,8 +274,21 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
             finish()
         case .launchFailed(let error):
             finish(withResult: .failure(error))
+        case .statusUnavailable(let number):
+            let detail =
+                "\(Self.commandLine(plan.arguments)) ended, but its status was taken by another waitpid "
+                + "(is SIGCHLD ignored, or does a library reap every child?): \(String(cString: strerror(number)))"
+            finish(withResult: .failure(Error(code: .statusUnavailable, detail: detail)))
         case .terminated(let status, let reason, let output, let error):
             let commandLine = Self.commandLine(plan.arguments)
+            guard processDidExitCleanly(status, reason) else {
+                finish(
+                    withResult: .failure(
+                        Error(
+                            code: .didNotExitCleanly, status: status, reason: reason, detail: commandLine,
+                            standardErrorTail: error.standardErrorTail)))
+                return
+            }
             for (stream, collected) in [("standard output", output), ("standard error", error)]
             where collected.droppedBytes > 0 {
                 finish(
@@ -271,18 +300,10 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
                             standardErrorTail: error.standardErrorTail)))
                 return
             }
-            if processDidExitCleanly(status, reason) {
-                finish(
-                    withResult: .success(
-                        TerminationResult(
-                            status: status, reason: reason, standardOutput: output.data, standardError: error.data)))
-            } else {
-                finish(
-                    withResult: .failure(
-                        Error(
-                            code: .didNotExitCleanly, status: status, reason: reason, detail: commandLine,
-                            standardErrorTail: error.standardErrorTail)))
-            }
+            finish(
+                withResult: .success(
+                    TerminationResult(
+                        status: status, reason: reason, standardOutput: output.data, standardError: error.data)))
         }
     }
 

@@ -60,7 +60,8 @@ struct OutputCollector {
     /// Hands over the beginning of a line longer than the maximum, a piece of the maximum at a time.
     private mutating func deliverLongPieces() {
         let maximum = ProcessOutputDestination.maximumLineLength
-        while partialLine.count > maximum {
+        // A line of exactly the maximum followed by `\r` waits for what comes next: with `\n`, it is one line.
+        while partialLine.count > maximum, !(partialLine.count == maximum + 1 && partialLine.last == 0x0D) {
             deliver(partialLine.prefix(maximum))
             partialLine.removeFirst(maximum)
         }

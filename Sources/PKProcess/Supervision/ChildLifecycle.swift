@@ -21,23 +21,27 @@ final class ChildLifecycle: Sendable {
         var machine = ChildLifecycleStateMachine()
         /// The supervisor's wake-up pipe, from launch until the child is reaped.
         var wake: WakePipe?
+        /// Whether signals go to the child's process group (`kill(-pid)`) or to the child alone.
+        var signalsGroup = true
     }
 
     private let locked = PKMutex(Locked())
 
     init() {}
 
-    /// The supervisor is about to spawn, and will watch `wake`; `false` when it was cancelled first.
-    func willLaunch(wake: WakePipe) -> Bool {
+    /// The supervisor is about to spawn, and will watch `wake`; signals will go to the child's process group when
+    /// `signalsGroup`. `false` when it was cancelled first.
+    func willLaunch(wake: WakePipe, signalsGroup: Bool) -> Bool {
         locked.withLock { locked in
             guard locked.machine.willLaunch() else { return false }
             locked.wake = wake
+            locked.signalsGroup = signalsGroup
             return true
         }
     }
 
     func didLaunch(pid: pid_t) {
-        locked.withLock { perform($0.machine.didLaunch(pid: pid), wake: $0.wake) }
+        locked.withLock { perform($0.machine.didLaunch(pid: pid), $0) }
     }
 
     func launchFailed() {
@@ -48,13 +52,13 @@ final class ChildLifecycle: Sendable {
     }
 
     func cancel() {
-        locked.withLock { perform($0.machine.cancel(), wake: $0.wake) }
+        locked.withLock { perform($0.machine.cancel(), $0) }
     }
 
     func suspend() -> Bool {
         locked.withLock { locked in
             let (accepted, action) = locked.machine.suspend()
-            perform(action, wake: locked.wake)
+            perform(action, locked)
             return accepted
         }
     }
@@ -62,7 +66,7 @@ final class ChildLifecycle: Sendable {
     func resume() -> Bool {
         locked.withLock { locked in
             let (accepted, action) = locked.machine.resume()
-            perform(action, wake: locked.wake)
+            perform(action, locked)
             return accepted
         }
     }
@@ -90,18 +94,21 @@ final class ChildLifecycle: Sendable {
         }
     }
 
-    private func perform(_ action: ChildLifecycleStateMachine.Action, wake: WakePipe?) {
+    private func perform(_ action: ChildLifecycleStateMachine.Action, _ locked: Locked) {
+        let signalsGroup = locked.signalsGroup
         switch action {
         case .none:
             break
-        case .terminate(let pid, let wasSuspended):
-            _ = kill(-pid, SIGTERM)
-            if wasSuspended { _ = kill(-pid, SIGCONT) }
-            wake?.signal()
+        case .terminate(let pid, _):
+            // SIGCONT too, whether we suspended it or not: a child stopped by the terminal (SIGTTIN) or a debugger
+            // acts on SIGTERM only once continued.
+            _ = kill(signalsGroup ? -pid : pid, SIGTERM)
+            _ = kill(signalsGroup ? -pid : pid, SIGCONT)
+            locked.wake?.signal()
         case .stop(let pid):
-            _ = kill(-pid, SIGSTOP)
+            _ = kill(signalsGroup ? -pid : pid, SIGSTOP)
         case .continue(let pid):
-            _ = kill(-pid, SIGCONT)
+            _ = kill(signalsGroup ? -pid : pid, SIGCONT)
         }
     }
 }

@@ -33,14 +33,7 @@ struct ChildSupervisor: Sendable {
     }
 
     private func run() {
-        // A write to a child's standard input that it closed raises SIGPIPE: blocked on this thread, it stays
-        // pending and is consumed after the write fails with EPIPE, so that this process is not killed.
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-
-        guard lifecycle.willLaunch(wake: wake) else {
+        guard lifecycle.willLaunch(wake: wake, signalsGroup: plan.usesOwnProcessGroup) else {
             wake.close()
             didEnd(.notLaunched)
             return
@@ -59,28 +52,44 @@ struct ChildSupervisor: Sendable {
         lifecycle.didLaunch(pid: pid)
         didLaunch(pid)
 
+        // A write to a child's standard input that it closed raises SIGPIPE: blocked on this thread while it serves
+        // the pipes, it stays pending and is taken after the write fails with EPIPE, so that this process is not
+        // killed. The mask is restored before the procedure finishes here (this thread is reused).
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previousMask)
+
         var loop = Loop(supervisor: self, pid: pid, pidfd: pidfd, ends: ends)
         loop.runUntilExit()
         let cancelled = lifecycle.willReap()
-        let (statusCode, reason) = Self.reap(pid)
+        let status = Self.reap(pid)
         SystemCalls.close(pidfd)
         wake.close()
         loop.drainAfterExit()
+        Loop.consumePendingPipeSignal()
+        pthread_sigmask(SIG_SETMASK, &previousMask, nil)
 
-        if cancelled || endsProcessGroup {
+        if plan.usesOwnProcessGroup && (cancelled || endsProcessGroup) {
             ProcessGroup.end(
                 pid, alreadySignalled: cancelled, deadline: loop.killDeadline ?? .now + gracePeriod)
+        }
+        guard let (statusCode, reason) = status else {
+            didEnd(.statusUnavailable(errno: errno))
+            return
         }
         didEnd(
             .terminated(
                 status: statusCode, reason: reason, output: loop.output.collected, error: loop.error.collected))
     }
 
-    /// Reaps `pid` (already exited), returning ProcedureKit's status and reason.
-    private static func reap(_ pid: pid_t) -> (Int32, Process.TerminationReason) {
+    /// Reaps `pid` (already exited), returning ProcedureKit's status and reason; `nil` when it was reaped by
+    /// someone else (`SIGCHLD` ignored, or another library's `waitpid(-1)`), with `errno` set.
+    private static func reap(_ pid: pid_t) -> (Int32, Process.TerminationReason)? {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { break }
+            guard errno == EINTR else { return nil }
         }
         let signal = status & 0x7f
         return signal == 0 ? ((status >> 8) & 0xff, .exit) : (signal, .uncaughtSignal)
@@ -138,7 +147,7 @@ struct ChildSupervisor: Sendable {
                 }
                 if pidfd >= 0 ? pidfdReady : hasExitedWithoutPidfd() { return }
                 if let killDeadline, !killed, ContinuousClock.now >= killDeadline {
-                    _ = kill(-pid, SIGKILL)
+                    _ = kill(supervisor.plan.usesOwnProcessGroup ? -pid : pid, SIGKILL)
                     killed = true
                 }
             }
@@ -156,8 +165,9 @@ struct ChildSupervisor: Sendable {
             var milliseconds = pidfd >= 0 ? Int64.max : 5
             if let killDeadline, !killed {
                 let left = ContinuousClock.now.duration(to: killDeadline)
-                let leftMilliseconds =
-                    left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+                // At most a day per poll (the deadline is checked again after each), which also keeps this in range.
+                let seconds = min(max(left.components.seconds, 0), 86_400)
+                let leftMilliseconds = seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
                 milliseconds = min(milliseconds, max(0, leftMilliseconds))
             }
             return milliseconds == Int64.max ? -1 : Int32(clamping: milliseconds)
@@ -218,7 +228,7 @@ struct ChildSupervisor: Sendable {
                 }
                 if written < 0, errno == EINTR { continue }
                 if written < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-                if written < 0, errno == EPIPE { Self.consumePendingPipeSignal() }
+                if written < 0, errno == EPIPE { Loop.consumePendingPipeSignal() }
                 break
             }
             closeInput()
@@ -231,7 +241,7 @@ struct ChildSupervisor: Sendable {
         }
 
         /// Takes the SIGPIPE a failed write left pending on this thread.
-        private static func consumePendingPipeSignal() {
+        static func consumePendingPipeSignal() {
             #if canImport(Darwin)
                 // Darwin has no sigtimedwait: the signal is discarded with the thread.
             #else
@@ -245,11 +255,15 @@ struct ChildSupervisor: Sendable {
 
         /// After the exit: closes standard input, reads what the output pipes hold (not waiting for processes left
         /// behind that still hold them), and closes them.
+        ///
+        /// What the child wrote before it exited is in the pipe, which holds 1 MiB at most (Linux's limit for an
+        /// unprivileged process; 64 KiB by default), so 16 reads of 64 KiB take it all, while a process left behind
+        /// that keeps writing cannot hold the supervisor here: it is ended with the group afterwards.
         mutating func drainAfterExit() {
             if ends.input >= 0 { closeInput() }
             for (stream, descriptor) in [(\Loop.output, \ParentEnds.output), (\Loop.error, \ParentEnds.error)] {
                 guard ends[keyPath: descriptor] >= 0 else { continue }
-                readAvailable(from: stream, descriptor: descriptor)
+                readAvailable(from: stream, descriptor: descriptor, reads: 16)
                 if ends[keyPath: descriptor] >= 0 {
                     self[keyPath: stream].collector?.finish()
                     SystemCalls.close(ends[keyPath: descriptor])
