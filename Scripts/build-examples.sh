@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the example executables in release mode, with warnings as errors, and runs each one.
+# Builds the example executables in release mode (with every other product of the package), with warnings as errors,
+# and runs each one.
 #
 # Usage: Scripts/build-examples.sh
 # Set SCRATCH_PATH to build somewhere other than .build, and TRAITS (for example `Postgres`) to build with package
@@ -18,11 +19,10 @@ if [[ -n "${TRAITS:-}" ]]; then traits=(--traits "$TRAITS"); fi
 
 step() { printf '\n==> %s\n' "$*"; }
 
-for example in "${examples[@]}"; do
-    step "Build $example (release)"
-    swift build -c release ${scratch[@]+"${scratch[@]}"} ${traits[@]+"${traits[@]}"} --product "$example" \
-        -Xswiftc -warnings-as-errors
-done
+# One build of every product (the examples, DurableFleet and the benchmark): one planning pass instead of one per
+# example, and Scripts/bench.sh then finds its products built.
+step "Build the examples and the other executables (release)"
+swift build -c release ${scratch[@]+"${scratch[@]}"} ${traits[@]+"${traits[@]}"} -Xswiftc -warnings-as-errors
 
 bin_path="$(swift build -c release ${scratch[@]+"${scratch[@]}"} ${traits[@]+"${traits[@]}"} --show-bin-path)"
 

@@ -15,7 +15,10 @@ import Testing
     }
 
     @Test func largeInputIsStreamedWithoutBlocking() async throws {
-        let input = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0) })
+        // 2 MiB, far more than a pipe holds (64 KiB), of a pattern that shows any byte out of place.
+        let pattern = Data((0..<251).map { UInt8($0) })
+        var input = Data(capacity: 2 << 20)
+        while input.count < 2 << 20 { input.append(pattern) }
         let procedure = ProcessProcedure(
             command: "cat", standardInput: .data(input), standardOutput: .capture(limit: 16 << 20))
         #expect(try await queue.run(procedure).standardOutput == input)
