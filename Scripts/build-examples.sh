@@ -2,7 +2,7 @@
 # Builds the example executables in release mode (with every other product of the package), with warnings as errors,
 # and runs each one.
 #
-# Usage: Scripts/build-examples.sh
+# Usage: Scripts/build-examples.sh            (EXAMPLES_BUILD_ONLY=1 to build without running)
 # Set SCRATCH_PATH to build somewhere other than .build, and TRAITS (for example `Postgres`) to build with package
 # traits: CI builds the examples where, and as, Scripts/bench.sh then builds the benchmark, so the library is built
 # in release once.
@@ -23,6 +23,9 @@ step() { printf '\n==> %s\n' "$*"; }
 # example, and Scripts/bench.sh then finds its products built.
 step "Build the examples and the other executables (release)"
 swift build -c release ${scratch[@]+"${scratch[@]}"} ${traits[@]+"${traits[@]}"} -Xswiftc -warnings-as-errors
+
+# EXAMPLES_BUILD_ONLY=1: build, run nothing (CI builds while the sanitizer's tests run, and runs the examples after).
+if [[ "${EXAMPLES_BUILD_ONLY:-}" == 1 ]]; then exit 0; fi
 
 bin_path="$(swift build -c release ${scratch[@]+"${scratch[@]}"} ${traits[@]+"${traits[@]}"} --show-bin-path)"
 

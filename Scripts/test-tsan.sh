@@ -24,12 +24,19 @@ if (($# > 0)); then shift; else skip=(--skip "ExampleTests"); fi
 # shellcheck source=Scripts/postgres-env.sh
 source Scripts/postgres-env.sh
 
+tsan=(--sanitize=thread -Xswiftc -DPK_TSAN --scratch-path "${SCRATCH_PATH:-.build-tsan}" ${traits[@]+"${traits[@]}"})
+
+# TSAN_BUILD_ONLY=1: only build (CI builds first, then runs the tests while its release build uses the other core).
+if [[ "${TSAN_BUILD_ONLY:-}" == 1 ]]; then
+    printf '\n==> Build the tests with ThreadSanitizer\n'
+    swift build --build-tests "${tsan[@]}"
+    exit 0
+fi
+
 printf '\n==> Run the tests under ThreadSanitizer (filter: %s)\n' "$filter"
 # PK_TSAN swaps Synchronization.Mutex (futex-based, invisible to the sanitizer on Linux) for a pthread mutex.
 # One test at a time (--no-parallel): instrumented code runs several times slower, and in parallel the sync tests
 # that block while they wait held both cooperative-pool threads long enough for async tests' hang timeouts to run
 # out (in CI an async test's child task did not start for 20 s). The debug run (Scripts/test.sh) stays parallel.
 # Races inside a test (the stress suites spawn their own threads) are what the sanitizer is for.
-swift test --sanitize=thread -Xswiftc -DPK_TSAN --scratch-path "${SCRATCH_PATH:-.build-tsan}" --no-parallel \
-    ${traits[@]+"${traits[@]}"} ${skip[@]+"${skip[@]}"} \
-    --filter "$filter" "$@"
+swift test "${tsan[@]}" --no-parallel ${skip[@]+"${skip[@]}"} --filter "$filter" "$@"
