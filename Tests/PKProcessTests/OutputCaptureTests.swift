@@ -67,19 +67,23 @@ import Testing
         #expect(pieces.withLock { $0 } == [length, 4])
     }
 
-    @Test func logWritesStandardOutputAtInfoAndStandardErrorAtWarning() {
+    @Test func logWritesStandardOutputAtInfoAndStandardErrorAtWarning() async {
         // Log settings are process-wide: the gate keeps other suites (the stress suite turns logging off) out while
-        // this one runs. It blocks, so this test is synchronous; the process's supervising thread is not Swift's.
+        // this runs. The gate blocks, so the block runs on a thread of its own, never holding one of Swift's
+        // cooperative threads that other suites' async tests need.
         let writer = TestableLogWriter()
-        GlobalLogSettings.with(enabled: true, severity: .verbose) {
-            let procedure = ProcessProcedure(
-                command: "sh", arguments: ["-c", "echo to-out; echo to-err >&2"], standardOutput: .log,
-                standardError: .log)
-            procedure.log.writer = writer
-            queue.addOperation(procedure)
-            procedure.waitUntilFinished()
-            #expect(procedure.errors.isEmpty)
+        let errors = await onThreadOfItsOwn { [queue] in
+            GlobalLogSettings.with(enabled: true, severity: .verbose) {
+                let procedure = ProcessProcedure(
+                    command: "sh", arguments: ["-c", "echo to-out; echo to-err >&2"], standardOutput: .log,
+                    standardError: .log)
+                procedure.log.writer = writer
+                queue.addOperation(procedure)
+                procedure.waitUntilFinished()
+                return procedure.errors.count
+            }
         }
+        #expect(errors == 0)
         let entries = writer.entries
         #expect(entries.contains { $0.message == "stdout: to-out" && $0.severity == .info })
         #expect(entries.contains { $0.message == "stderr: to-err" && $0.severity == .warning })

@@ -78,8 +78,9 @@ enum ProcessInspection {
         return nil
     }
 
-    /// Waits (polling every 5 ms, up to `timeout`) until `condition` holds; whether it did.
-    static func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    /// Waits (polling every 5 ms, up to `timeout`: generous, for a loaded machine) until `condition` holds; whether
+    /// it did.
+    static func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             if ContinuousClock.now >= deadline { return false }
