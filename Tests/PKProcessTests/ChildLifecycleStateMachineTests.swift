@@ -52,7 +52,7 @@ import Testing
         #expect(result8 == Machine.Action.none)
         #expect(machine.isTerminating)
         let result9 = machine.didLaunch(pid: 7)
-        #expect(result9 == .terminate(pid: 7, wasSuspended: false))
+        #expect(result9 == .terminate(pid: 7))
         #expect(machine.state == .running(pid: 7, suspensions: 0, terminating: true))
     }
 
@@ -71,17 +71,21 @@ import Testing
     @Test func cancelWhileRunningTerminatesOnce() {
         var machine = running()
         let result13 = machine.cancel()
-        #expect(result13 == .terminate(pid: 42, wasSuspended: false))
+        #expect(result13 == .terminate(pid: 42))
         let result14 = machine.cancel()
         #expect(result14 == Machine.Action.none)
         #expect(machine.isTerminating)
         #expect(machine.signallablePID == 42)
     }
 
-    @Test func cancelWhileSuspendedAlsoContinues() {
+    /// A suspended child is terminated all the same: the owner follows every `terminate` with `SIGCONT`
+    /// (CancellationTests.aSuspendedProcessCanBeCancelled), and the suspensions no longer count.
+    @Test func cancelWhileSuspendedTerminates() {
         var machine = running(suspensions: 2)
         let result15 = machine.cancel()
-        #expect(result15 == .terminate(pid: 42, wasSuspended: true))
+        #expect(result15 == .terminate(pid: 42))
+        let resumed = machine.resume()
+        #expect(resumed == (false, Machine.Action.none))
     }
 
     @Test func suspensionsCountAndOnlyTheFirstAndLastSignal() {

@@ -18,14 +18,14 @@ extension ProcessProcedure {
     /// `false`. A cancelled process is continued so that it can act on `SIGTERM`. `completion` is called on a
     /// global dispatch queue.
     public func suspend(completion: @escaping @Sendable (Bool) -> Void) {
-        let accepted = isExecuting && lifecycleSuspend()
+        let accepted = isExecuting && lifecycle.suspend()
         DispatchQueue.global().async { completion(accepted) }
     }
 
     /// Continues a process stopped by ``suspend(completion:)`` once every suspension is balanced (`SIGCONT`);
     /// `completion` gets whether it was suspended. `completion` is called on a global dispatch queue.
     public func resume(completion: @escaping @Sendable (Bool) -> Void) {
-        let accepted = isExecuting && lifecycleResume()
+        let accepted = isExecuting && lifecycle.resume()
         DispatchQueue.global().async { completion(accepted) }
     }
 }

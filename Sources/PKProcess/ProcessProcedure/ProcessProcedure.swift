@@ -62,7 +62,8 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
     }
 
     private let values: PKMutex<Values>
-    private let lifecycle = ChildLifecycle()
+    /// The child's lifecycle: launch, cancel, suspend and resume, reap.
+    let lifecycle = ChildLifecycle()
     private let processDidLaunch: ProcessDidLaunch
     private let processDidExitCleanly: ProcessDidExitCleanly
 
@@ -190,10 +191,6 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
 
     /// The running process, for ProcedureKit's tests (`process.terminate()`); `nil` before launch.
     var process: RunningProcess? { values.withLock { $0.process } }
-
-    /// `suspend` and `resume` for ``suspend(completion:)`` and ``resume(completion:)``.
-    func lifecycleSuspend() -> Bool { lifecycle.suspend() }
-    func lifecycleResume() -> Bool { lifecycle.resume() }
 
     /// Sets the standard input that replaces the request's (``injectStandardInput(from:)-(ProcessProcedure)``).
     func setStandardInput(_ source: ProcessInputSource) {
@@ -331,6 +328,4 @@ final class RunningProcess: Sendable {
         lifecycle.signalChild(SIGTERM)
     }
 
-    /// Whether the child was not reaped yet.
-    var isRunning: Bool { lifecycle.isRunning }
 }

@@ -26,6 +26,9 @@ struct OutputCollector {
         self.log = log
     }
 
+    /// The capture limit, when the stream is captured.
+    var captureLimit: Int? { reading.captureLimit }
+
     private var splitsLines: Bool { reading.lineHandler != nil || reading.logsLines }
 
     /// Takes `bytes` just read.

@@ -82,9 +82,6 @@ final class ChildLifecycle: Sendable {
 
     var isTerminating: Bool { locked.withLock { $0.machine.isTerminating } }
 
-    /// Whether the child was launched and is not reaped yet.
-    var isRunning: Bool { locked.withLock { $0.machine.signallablePID != nil } }
-
     /// Sends `signal` to the child alone (not its group), if it is not reaped; whether it was sent.
     @discardableResult
     func signalChild(_ signal: Int32) -> Bool {
@@ -99,7 +96,7 @@ final class ChildLifecycle: Sendable {
         switch action {
         case .none:
             break
-        case .terminate(let pid, _):
+        case .terminate(let pid):
             // SIGCONT too, whether we suspended it or not: a child stopped by the terminal (SIGTTIN) or a debugger
             // acts on SIGTERM only once continued.
             _ = kill(signalsGroup ? -pid : pid, SIGTERM)

@@ -35,9 +35,9 @@ struct ChildLifecycleStateMachine {
     /// Signals to send, to the child's process group (its pid), with the supervisor woken when it must notice.
     enum Action: Equatable {
         case none
-        /// Cancelled: `SIGTERM` to the group, then `SIGCONT` if it was suspended (a stopped process would not act
-        /// on `SIGTERM`), and wake the supervisor to start the grace period.
-        case terminate(pid: pid_t, wasSuspended: Bool)
+        /// Cancelled: `SIGTERM` to the group, then `SIGCONT` (a stopped process, suspended by us or stopped by
+        /// the terminal, would not act on `SIGTERM`), and wake the supervisor to start the grace period.
+        case terminate(pid: pid_t)
         /// `SIGSTOP` to the group.
         case stop(pid: pid_t)
         /// `SIGCONT` to the group.
@@ -65,7 +65,7 @@ struct ChildLifecycleStateMachine {
         switch state {
         case .launching(let cancelled):
             state = .running(pid: pid, suspensions: 0, terminating: cancelled)
-            return cancelled ? .terminate(pid: pid, wasSuspended: false) : .none
+            return cancelled ? .terminate(pid: pid) : .none
         case .notLaunched, .cancelledBeforeLaunch, .running, .reaped:
             preconditionFailure("didLaunch in \(state)")
         }
@@ -93,7 +93,7 @@ struct ChildLifecycleStateMachine {
         case .running(let pid, let suspensions, let terminating):
             guard !terminating else { return .none }
             state = .running(pid: pid, suspensions: suspensions, terminating: true)
-            return .terminate(pid: pid, wasSuspended: suspensions > 0)
+            return .terminate(pid: pid)
         case .cancelledBeforeLaunch, .reaped:
             return .none
         }

@@ -283,7 +283,6 @@ struct ChildSupervisor: Sendable {
     /// One output stream's collector, when it is read through a pipe.
     private struct Stream {
         var collector: OutputCollector?
-        let captureLimit: Int?
 
         init(
             destination: ProcessOutputDestination, isStandardError: Bool,
@@ -293,17 +292,13 @@ struct ChildSupervisor: Sendable {
                 collector = OutputCollector(reading: reading, isStandardError: isStandardError) {
                     log($0, isStandardError)
                 }
-                captureLimit = reading.captureLimit
-            } else {
-                collector = nil
-                captureLimit = nil
             }
         }
 
         var collected: CollectedOutput {
             CollectedOutput(
                 data: collector?.captured ?? Data(), droppedBytes: collector?.droppedBytes ?? 0,
-                captureLimit: captureLimit, standardErrorTail: collector?.standardErrorTail)
+                captureLimit: collector?.captureLimit, standardErrorTail: collector?.standardErrorTail)
         }
     }
 }

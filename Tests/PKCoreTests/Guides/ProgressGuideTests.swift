@@ -7,6 +7,7 @@ import Testing
 // keep the two in step (Scripts/docs.sh checks that every example of the article is in a test).
 
 private final class CopyFile: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: `chunks` is immutable; the rest is Procedure's, behind its lock.
     let chunks: Int64 = 8
 
     override func execute() {
