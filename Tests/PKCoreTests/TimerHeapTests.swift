@@ -45,13 +45,16 @@ import Testing
     @Test func cancellingRemovesTheEntryAtOnceAndItNeverRuns() {
         let heap = TimerHeap(qos: .default)
         let runs = Atomic(0)
+        // The deadlines leave half a second for scheduling and cancelling a thousand entries: with 20 ms, a run under
+        // ThreadSanitizer on a busy machine was still scheduling when the first deadlines came, and 19 ran.
+        let base = uptime(after: .milliseconds(500))
         let entries = (0..<1_000).map { index in
-            heap.schedule(deadline: uptime(after: .milliseconds(20 + index % 50))) { runs.add(1, ordering: .relaxed) }
+            heap.schedule(deadline: base + UInt64(index % 50) * 1_000_000) { runs.add(1, ordering: .relaxed) }
         }
         for entry in entries { entry.cancel() }
         #expect(heap.count == 0)
         let probe = DispatchSemaphore(value: 0)
-        _ = heap.schedule(deadline: uptime(after: .milliseconds(100))) { probe.signal() }
+        _ = heap.schedule(deadline: base + 80 * 1_000_000) { probe.signal() }
         #expect(waitFor(probe, "an action after the cancelled ones' deadlines"))
         #expect(runs.load(ordering: .relaxed) == 0)
     }
