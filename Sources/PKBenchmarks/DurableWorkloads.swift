@@ -89,7 +89,8 @@ import Foundation
             return seconds
         }
 
-        /// The floor: the same claim and complete statements from `threads` bare loops, one connection each.
+        /// The floor: a hand-written claim and complete, from `threads` bare loops, one connection each (the
+        /// statements the worker ran before its claim and outcomes became functions of the schema's).
         func bareLoop(_ count: Int, threads: Int, batch: Int) throws -> Double {
             let done = Atomic<Int>(0)
             let group = DispatchGroup()
@@ -121,12 +122,13 @@ import Foundation
         private static func bareClaim(_ connection: PostgresConnection, _ schema: String, batch: Int, owner: String)
             throws -> [(String, String)]
         {
-            // One statement, as the worker's claim (no transaction around it).
+            // One statement, as a hand-written loop would claim (no transaction around it); one kind, so that it
+            // walks the claim index in order.
             try connection.execute(
                 """
                 WITH next AS (
                     SELECT id FROM \(schema).jobs
-                    WHERE state = 'available' AND run_at <= now() AND kind = ANY($1::text[])
+                    WHERE state = 'available' AND run_at <= now() AND kind = $1
                         AND (cardinality(categories) = 0 OR NOT categories &&
                             coalesce((SELECT array_agg(category) FROM \(schema).exclusive_categories), '{}'::text[]))
                     ORDER BY priority DESC, run_at, id
@@ -138,7 +140,7 @@ import Foundation
                     lease_expires_at = now() + make_interval(secs => 30), started_at = now()
                 FROM next WHERE j.id = next.id
                 RETURNING j.id, j.lease_token, j.input::text AS input
-                """, ["{\(BenchJob.kind)}", String(batch), owner]
+                """, [BenchJob.kind, String(batch), owner]
             ).rows.map { ($0["id"] ?? "", $0["lease_token"] ?? "") }
         }
 

@@ -76,13 +76,17 @@
                 try fixture.startWorker()
                 _ = try await fixture.waitUntilFinished(now)
                 // The worker has claimed what it could; unless run_at has come meanwhile (a slow machine), the
-                // delayed job is still waiting.
+                // delayed job is still waiting: `scheduled` in the table (out of the claims' index), `available`
+                // to users.
                 let early = try #require(
                     try await fixture.sql(
                         "SELECT state, now() < run_at AS early FROM \(fixture.schema).jobs WHERE id = $1::bigint",
                         [String(later.rawValue)]
                     ).rows.first)
-                if try early.bool("early") { #expect(early["state"] == "available") }
+                if try early.bool("early") {
+                    #expect(early["state"] == "scheduled")
+                    #expect(try await fixture.queue.job(later).state == .available)
+                }
                 let finished = try await fixture.waitUntilFinished(later)
                 #expect(finished.state == .completed)
                 let startedOnTime = try #require(
@@ -111,7 +115,7 @@
             }
         }
 
-        @Test func jobsPrefetchedInOneClaimStartInPriorityOrder() async throws {
+        @Test func aWorkerClaimsOnlyWhatItsFreeSlotsCanStartSoWaitingJobsSpendNoAttempt() async throws {
             try await withFixture { fixture in
                 // Two jobs that hold both slots, then lower priorities first in the table (and by id).
                 var blockers: [JobID] = []
@@ -122,23 +126,33 @@
                         try await fixture.queue.enqueue(
                             TestJob.self, input: input, options: DurableJobOptions(priority: 100)))
                 }
+                var waiting: [JobID] = []
                 for priority in 1...4 {
-                    _ = try await fixture.queue.enqueue(
-                        TestJob.self, input: fixture.input("p\(priority)"),
-                        options: DurableJobOptions(priority: Int32(priority)))
+                    waiting.append(
+                        try await fixture.queue.enqueue(
+                            TestJob.self, input: fixture.input("p\(priority)"),
+                            options: DurableJobOptions(priority: Int32(priority))))
                 }
                 // With statistics the planner joins by hashing, which returns the claimed rows in table order.
                 try await fixture.sql("ANALYZE \(fixture.schema).jobs")
                 let worker = try fixture.startWorker(concurrency: 2)
                 try await eventually("both blockers to start") { fixture.probe.startedLabels.count == 2 }
-                // The worker holds up to twice its concurrency: it has claimed the two best of the rest, which
-                // wait on its local queue.
-                try await eventually("the prefetch") { worker.runningJobs.count == 4 }
+                // Several polls later the worker still holds only the two it runs: the rest are neither leased nor
+                // charged an attempt, and any other worker could take them.
+                try await Task.sleep(for: TestDatabase.pollInterval * 5)
+                #expect(worker.runningJobs == blockers.sorted())
+                for id in waiting {
+                    let job = try await fixture.queue.job(id)
+                    #expect(job.state == .available)
+                    #expect(job.attempt == 0)
+                    #expect(job.leaseOwner == nil)
+                }
                 for blocker in blockers {
                     _ = try await fixture.queue.cancel(blocker)
                     _ = try await fixture.waitUntilFinished(blocker)
                 }
                 try await eventually("every job to run") { fixture.probe.startedLabels.count == 6 }
+                // Each claim takes the best due jobs first.
                 #expect(Array(fixture.probe.startedLabels.dropFirst(2)) == ["p4", "p3", "p2", "p1"])
             }
         }
@@ -323,7 +337,7 @@
                     }
                     try await group.waitForAll()
                 }
-                #expect(try await fixture.count("SELECT count(*) FROM \(schema).schema_versions") == 1)
+                #expect(try await fixture.count("SELECT count(*) FROM \(schema).schema_versions") == 2)
                 let id = try await fixture.queue.enqueue(TestJob.self, input: fixture.input("after migrating"))
                 #expect(try await fixture.queue.job(id).state == .available)
             }

@@ -11,16 +11,22 @@
         static func job(_ id: Int64) -> DurableStore.ClaimedJob {
             DurableStore.ClaimedJob(
                 id: JobID(rawValue: id), kind: "k", attempt: 1, maxAttempts: 3, token: id * 10, graph: nil,
-                retry: .never, input: "{}", inputFrom: nil)
+                retry: .never, input: "{}", inputFrom: nil, timeout: nil)
         }
 
-        static var later: ContinuousClock.Instant { .now + .seconds(3_600) }
+        /// The instant the tests count from.
+        static let start = ContinuousClock.now
+        static var later: ContinuousClock.Instant { start + .seconds(3_600) }
+        static let timeout: Duration = .seconds(600)
+        static let grace: Duration = .seconds(30)
 
-        /// A machine that is running and holds the jobs `ids`.
+        /// A machine that is running and holds the jobs `ids`, claimed at ``start`` with ``timeout``.
         static func running(holding ids: [Int64] = []) -> WorkerStateMachine {
             var machine = WorkerStateMachine()
             _ = machine.start()
-            for id in ids { machine.claimed(job(id), procedure: Procedure(), leaseEnds: later) }
+            for id in ids {
+                machine.claimed(job(id), procedure: Procedure(), timeout: timeout, leaseEnds: later, now: start)
+            }
             return machine
         }
 
@@ -45,7 +51,7 @@
 
         @Test func shuttingDownAnIdleMachineStopsItAtOnce() {
             var machine = WorkerStateMachine()
-            let (procedures, action) = machine.shutdown(cancelRunning: false)
+            let (procedures, action) = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
             #expect(procedures.isEmpty)
             #expect(Self.isFinishStopping(action))
             #expect(machine.phase == .stopped)
@@ -54,40 +60,35 @@
             #expect(machine.phase == .stopped)
         }
 
-        @Test func anIdleMachineHasNoFreeSlots() {
-            #expect(WorkerStateMachine().freeSlots(concurrency: 4) == 0)
+        @Test func anIdleMachineClaimsNothing() {
+            #expect(WorkerStateMachine().claimLimit(concurrency: 4) == 0)
         }
 
         // MARK: running
 
-        @Test func freeSlotsAreTheConcurrencyLessTheJobsHeld() {
+        @Test func theClaimLimitIsTheConcurrencyLessTheJobsHeldSoEveryClaimedJobStartsAtOnce() {
             var machine = Self.running(holding: [1, 2, 3])
-            #expect(machine.freeSlots(concurrency: 4) == 1)
-            #expect(machine.freeSlots(concurrency: 2) == 0)
+            #expect(machine.claimLimit(concurrency: 4) == 1)
+            #expect(machine.claimLimit(concurrency: 2) == 0)
             _ = machine.finished(JobID(rawValue: 2))
-            #expect(machine.freeSlots(concurrency: 4) == 2)
+            #expect(machine.claimLimit(concurrency: 4) == 2)
+            #expect(Self.running().claimLimit(concurrency: 4) == 4)
         }
 
-        @Test func withoutABacklogTheClaimLimitIsTheFreeSlots() {
-            let machine = Self.running(holding: [1])
-            #expect(machine.claimLimit(concurrency: 4, backlog: false) == 3)
-            #expect(Self.running(holding: [1, 2, 3, 4, 5]).claimLimit(concurrency: 4, backlog: false) == 0)
-        }
-
-        @Test func inABacklogTheWorkerPrefetchesUpToTwiceItsConcurrency() {
-            #expect(Self.running().claimLimit(concurrency: 4, backlog: true) == 8)
-            #expect(Self.running(holding: [1, 2, 3]).claimLimit(concurrency: 4, backlog: true) == 5)
-            #expect(Self.running(holding: [1, 2, 3, 4]).claimLimit(concurrency: 4, backlog: true) == 4)
-            // Above its concurrency it waits until it is back down to it, so that claims come in batches.
-            #expect(Self.running(holding: [1, 2, 3, 4, 5]).claimLimit(concurrency: 4, backlog: true) == 0)
+        @Test func aJobWhoseOutcomeIsBeingRecordedStillTakesASlot() {
+            var machine = Self.running(holding: [1])
+            let recorded1 = machine.procedureFinished(JobID(rawValue: 1))
+            #expect(recorded1)
+            #expect(machine.stage(of: JobID(rawValue: 1)) == .recording)
+            #expect(machine.claimLimit(concurrency: 1) == 0)
+            _ = machine.finished(JobID(rawValue: 1))
+            #expect(machine.claimLimit(concurrency: 1) == 1)
         }
 
         @Test func aMachineThatIsNotRunningClaimsNothing() {
-            #expect(WorkerStateMachine().claimLimit(concurrency: 4, backlog: true) == 0)
             var draining = Self.running()
-            _ = draining.shutdown(cancelRunning: false)
-            #expect(draining.claimLimit(concurrency: 4, backlog: false) == 0)
-            #expect(draining.claimLimit(concurrency: 4, backlog: true) == 0)
+            _ = draining.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
+            #expect(draining.claimLimit(concurrency: 4) == 0)
         }
 
         @Test func finishingAJobWhileRunningDoesNotStop() {
@@ -109,16 +110,16 @@
 
         @Test func shuttingDownStopsClaimingAtOnce() {
             var machine = Self.running(holding: [1])
-            let (procedures, action) = machine.shutdown(cancelRunning: false)
+            let (procedures, action) = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
             #expect(procedures.isEmpty)
             #expect(!Self.isFinishStopping(action))
             #expect(machine.phase == .draining)
-            #expect(machine.freeSlots(concurrency: 4) == 0)
+            #expect(machine.claimLimit(concurrency: 4) == 0)
         }
 
         @Test func drainingStopsOnlyOnceTheClaimLoopEndedAndNoJobIsLeft() {
             var machine = Self.running(holding: [1, 2])
-            _ = machine.shutdown(cancelRunning: false)
+            _ = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
             #expect(!Self.isFinishStopping(machine.finished(JobID(rawValue: 1))))
             #expect(!Self.isFinishStopping(machine.claimLoopEnded()))
             #expect(machine.phase == .draining)
@@ -128,14 +129,16 @@
 
         @Test func drainingWithoutJobsStopsWhenTheClaimLoopEnds() {
             var machine = Self.running()
-            #expect(!Self.isFinishStopping(machine.shutdown(cancelRunning: false).action))
+            #expect(
+                !Self.isFinishStopping(
+                    machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace).action))
             #expect(Self.isFinishStopping(machine.claimLoopEnded()))
             #expect(machine.phase == .stopped)
         }
 
         @Test func theLastJobFinishingBeforeTheClaimLoopEndsDoesNotStop() {
             var machine = Self.running(holding: [1])
-            _ = machine.shutdown(cancelRunning: false)
+            _ = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
             #expect(!Self.isFinishStopping(machine.finished(JobID(rawValue: 1))))
             #expect(machine.phase == .draining)
             #expect(Self.isFinishStopping(machine.claimLoopEnded()))
@@ -143,10 +146,10 @@
 
         @Test func cancellingForShutdownReturnsTheProceduresNotAlreadyCancelled() {
             var machine = Self.running(holding: [1, 2, 3])
-            let lost = machine.cancel(JobID(rawValue: 2), cause: .leaseLost)
+            let lost = machine.cancel(JobID(rawValue: 2), cause: .leaseLost, now: Self.start, grace: Self.grace)
             #expect(lost != nil)
-            _ = machine.shutdown(cancelRunning: false)
-            let (procedures, action) = machine.shutdown(cancelRunning: true)
+            _ = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
+            let (procedures, action) = machine.shutdown(cancelRunning: true, now: Self.start, grace: Self.grace)
             #expect(procedures.count == 2)
             #expect(!procedures.contains { $0 === lost })
             #expect(!Self.isFinishStopping(action))
@@ -154,13 +157,13 @@
             #expect(machine.cause(of: JobID(rawValue: 2)) == .leaseLost)
             #expect(machine.cause(of: JobID(rawValue: 3)) == .shutdown)
             // A second cancellation for shutdown finds nothing more to cancel.
-            #expect(machine.shutdown(cancelRunning: true).procedures.isEmpty)
+            #expect(machine.shutdown(cancelRunning: true, now: Self.start, grace: Self.grace).procedures.isEmpty)
         }
 
         @Test func cancellingForShutdownKeepsTheMachineDrainingUntilTheCancelledJobsFinish() {
             var machine = Self.running(holding: [1])
             _ = machine.claimLoopEnded()
-            let (procedures, action) = machine.shutdown(cancelRunning: true)
+            let (procedures, action) = machine.shutdown(cancelRunning: true, now: Self.start, grace: Self.grace)
             #expect(procedures.count == 1)
             #expect(!Self.isFinishStopping(action))
             #expect(machine.phase == .draining)
@@ -178,35 +181,47 @@
 
         @Test func aStoppedMachineIgnoresFurtherShutdowns() {
             var machine = WorkerStateMachine()
-            _ = machine.shutdown(cancelRunning: false)
-            #expect(!Self.isFinishStopping(machine.shutdown(cancelRunning: false).action))
-            #expect(!Self.isFinishStopping(machine.shutdown(cancelRunning: true).action))
+            _ = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
+            #expect(
+                !Self.isFinishStopping(
+                    machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace).action))
+            #expect(
+                !Self.isFinishStopping(machine.shutdown(cancelRunning: true, now: Self.start, grace: Self.grace).action)
+            )
             #expect(machine.phase == .stopped)
-            #expect(machine.freeSlots(concurrency: 4) == 0)
+            #expect(machine.claimLimit(concurrency: 4) == 0)
         }
 
         // MARK: jobs
 
-        @Test(arguments: [WorkerStateMachine.CancelCause.leaseLost, .cancelRequested, .shutdown])
+        @Test(arguments: [WorkerStateMachine.CancelCause.leaseLost, .cancelRequested, .shutdown, .timedOut])
         func cancellingAJobReturnsItsProcedureOnceAndKeepsTheFirstCause(cause: WorkerStateMachine.CancelCause) {
             var machine = Self.running(holding: [1])
-            #expect(machine.cause(of: JobID(rawValue: 1)) == nil)
-            #expect(machine.cancel(JobID(rawValue: 1), cause: cause) != nil)
-            #expect(machine.cancel(JobID(rawValue: 1), cause: cause) == nil)
-            #expect(machine.cancel(JobID(rawValue: 1), cause: cause == .shutdown ? .leaseLost : .shutdown) == nil)
-            #expect(machine.cause(of: JobID(rawValue: 1)) == cause)
+            let id = JobID(rawValue: 1)
+            #expect(machine.cause(of: id) == nil)
+            #expect(machine.cancel(id, cause: cause, now: Self.start, grace: Self.grace) != nil)
+            #expect(machine.cancel(id, cause: cause, now: Self.start, grace: Self.grace) == nil)
+            let other: WorkerStateMachine.CancelCause = cause == .shutdown ? .leaseLost : .shutdown
+            #expect(machine.cancel(id, cause: other, now: Self.start, grace: Self.grace) == nil)
+            #expect(machine.cause(of: id) == cause)
         }
 
-        @Test func cancellingAJobTheMachineDoesNotHoldReturnsNothing() {
-            var machine = Self.running(holding: [1])
-            #expect(machine.cancel(JobID(rawValue: 9), cause: .cancelRequested) == nil)
+        @Test func cancellingAJobTheMachineDoesNotHoldOrWhoseProcedureFinishedReturnsNothing() {
+            var machine = Self.running(holding: [1, 2])
+            #expect(
+                machine.cancel(JobID(rawValue: 9), cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
             _ = machine.finished(JobID(rawValue: 1))
-            #expect(machine.cancel(JobID(rawValue: 1), cause: .cancelRequested) == nil)
+            #expect(
+                machine.cancel(JobID(rawValue: 1), cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
+            let recorded2 = machine.procedureFinished(JobID(rawValue: 2))
+            #expect(recorded2)
+            #expect(
+                machine.cancel(JobID(rawValue: 2), cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
         }
 
         @Test func leasesGivenUpAreNeitherRenewedNorReportedExpired() {
             var machine = Self.running(holding: [1, 2])
-            _ = machine.cancel(JobID(rawValue: 2), cause: .leaseLost)
+            _ = machine.cancel(JobID(rawValue: 2), cause: .leaseLost, now: Self.start, grace: Self.grace)
             #expect(machine.heldLeases.map(\.0) == [JobID(rawValue: 1)])
             #expect(machine.heldLeases.map(\.1) == [10])
             #expect(machine.expiredLeases(at: Self.later + .seconds(1)) == [JobID(rawValue: 1)])
@@ -215,16 +230,115 @@
         @Test func aJobsLeaseExpiresByTheWorkersClockUnlessRenewed() {
             var machine = WorkerStateMachine()
             _ = machine.start()
-            let start = ContinuousClock.now
-            machine.claimed(Self.job(1), procedure: Procedure(), leaseEnds: start + .seconds(2))
+            let start = Self.start
+            machine.claimed(
+                Self.job(1), procedure: Procedure(), timeout: Self.timeout, leaseEnds: start + .seconds(2), now: start)
             #expect(machine.expiredLeases(at: start + .seconds(1)).isEmpty)
             #expect(machine.expiredLeases(at: start + .seconds(3)) == [JobID(rawValue: 1)])
             machine.leaseRenewed(JobID(rawValue: 1), until: start + .seconds(5))
             #expect(machine.expiredLeases(at: start + .seconds(3)).isEmpty)
             // A cancellation for another cause still renews the lease: the outcome is recorded.
-            _ = machine.cancel(JobID(rawValue: 1), cause: .cancelRequested)
+            _ = machine.cancel(JobID(rawValue: 1), cause: .cancelRequested, now: start, grace: Self.grace)
             #expect(machine.heldLeases.count == 1)
             #expect(machine.expiredLeases(at: start + .seconds(6)) == [JobID(rawValue: 1)])
+        }
+
+        @Test func aJobWhoseOutcomeIsBeingRecordedIsRenewedButNeverReportedExpired() {
+            var machine = Self.running(holding: [1])
+            let recorded1 = machine.procedureFinished(JobID(rawValue: 1))
+            #expect(recorded1)
+            #expect(machine.heldLeases.map(\.0) == [JobID(rawValue: 1)])
+            #expect(machine.expiredLeases(at: Self.later + .seconds(1)).isEmpty)
+        }
+
+        @Test func aJobGivenBackUnreadIsRecordedAtOnceAndHasNoDeadline() {
+            var machine = Self.running()
+            machine.claimed(Self.job(1), procedure: nil, timeout: Self.timeout, leaseEnds: Self.later, now: Self.start)
+            #expect(machine.stage(of: JobID(rawValue: 1)) == .recording)
+            #expect(machine.nextDeadline == nil)
+            #expect(machine.heldLeases.count == 1)
+            #expect(machine.cancel(JobID(rawValue: 1), cause: .leaseLost, now: Self.start, grace: Self.grace) == nil)
+        }
+
+        // MARK: deadlines
+
+        @Test func aJobsDeadlineIsItsTimeoutFromItsClaim() {
+            let machine = Self.running(holding: [1])
+            #expect(machine.nextDeadline == Self.start + Self.timeout)
+        }
+
+        @Test func nothingHappensBeforeADeadline() {
+            var machine = Self.running(holding: [1])
+            #expect(machine.deadlinesPassed(at: Self.start + Self.timeout - .seconds(1), grace: Self.grace).isEmpty)
+            #expect(machine.cause(of: JobID(rawValue: 1)) == nil)
+        }
+
+        @Test func aJobPastItsTimeoutIsCancelledForItThenGivenUpOneGraceLater() {
+            var machine = Self.running(holding: [1, 2])
+            let id = JobID(rawValue: 1)
+            machine.leaseRenewed(JobID(rawValue: 2), until: Self.later)
+            _ = machine.procedureFinished(JobID(rawValue: 2))  // finished in time: no deadline
+            let atTimeout = Self.start + Self.timeout
+            let first = machine.deadlinesPassed(at: atTimeout, grace: Self.grace)
+            #expect(first.count == 1)
+            guard case .cancelForTimeout(let cancelled, _, let timeout) = first.first else {
+                Issue.record("expected a cancellation for the timeout, got \(first)")
+                return
+            }
+            #expect(cancelled == id)
+            #expect(timeout == Self.timeout)
+            #expect(machine.cause(of: id) == .timedOut)
+            #expect(machine.nextDeadline == atTimeout + Self.grace)
+            #expect(machine.deadlinesPassed(at: atTimeout + Self.grace - .seconds(1), grace: Self.grace).isEmpty)
+            let second = machine.deadlinesPassed(at: atTimeout + Self.grace, grace: Self.grace)
+            guard case .giveUp(let job, let cause, _) = second.first, second.count == 1 else {
+                Issue.record("expected the job given up, got \(second)")
+                return
+            }
+            #expect(job.id == id)
+            #expect(cause == .timedOut)
+            #expect(machine.stage(of: id) == .abandoned)
+            #expect(machine.nextDeadline == nil)
+            #expect(machine.stuckCount == 1)
+            // Given up: neither renewed nor expired, and it keeps its slot until its procedure finishes.
+            #expect(!machine.heldLeases.contains { $0.0 == id })
+            #expect(machine.expiredLeases(at: Self.later + .seconds(1)).isEmpty)
+            #expect(machine.claimLimit(concurrency: 2) == 0)
+            let recordedAgain = machine.procedureFinished(id)
+            #expect(!recordedAgain)
+            _ = machine.finished(id)
+            #expect(machine.stuckCount == 0)
+        }
+
+        @Test(arguments: [WorkerStateMachine.CancelCause.leaseLost, .cancelRequested, .shutdown])
+        func aCancelledJobWhoseProcedureDoesNotStopIsGivenUpOneGraceLater(cause: WorkerStateMachine.CancelCause) {
+            var machine = Self.running(holding: [1])
+            let id = JobID(rawValue: 1)
+            let cancelledAt = Self.start + .seconds(10)
+            #expect(machine.cancel(id, cause: cause, now: cancelledAt, grace: Self.grace) != nil)
+            #expect(machine.nextDeadline == cancelledAt + Self.grace)
+            let actions = machine.deadlinesPassed(at: cancelledAt + Self.grace, grace: Self.grace)
+            guard case .giveUp(_, let givenUpFor, _) = actions.first, actions.count == 1 else {
+                Issue.record("expected the job given up, got \(actions)")
+                return
+            }
+            #expect(givenUpFor == cause)
+            #expect(machine.stage(of: id) == .abandoned)
+        }
+
+        @Test func aCancellationNeverPostponesADeadline() {
+            var machine = Self.running()
+            machine.claimed(
+                Self.job(1), procedure: Procedure(), timeout: .seconds(5), leaseEnds: Self.later, now: Self.start)
+            _ = machine.cancel(JobID(rawValue: 1), cause: .cancelRequested, now: Self.start, grace: Self.grace)
+            #expect(machine.nextDeadline == Self.start + .seconds(5))
+        }
+
+        @Test func aShutdownThatCancelsGivesEveryRunningJobAGraceDeadline() {
+            var machine = Self.running(holding: [1, 2])
+            let (procedures, _) = machine.shutdown(cancelRunning: true, now: Self.start, grace: Self.grace)
+            #expect(procedures.count == 2)
+            #expect(machine.nextDeadline == Self.start + Self.grace)
         }
 
         @Test func renewingAFinishedJobsLeaseChangesNothing() {

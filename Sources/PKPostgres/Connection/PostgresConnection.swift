@@ -20,6 +20,8 @@
     /// never spliced into statements: cast in SQL where the type matters (`$1::bigint`).
     public final class PostgresConnection {
         private var handle: OpaquePointer?
+        /// Removes the connection string's passwords from every message this connection puts in an error.
+        private let secrets: ConnectionSecrets
 
         /// Defaults that `connectionString` can override: TCP keepalives and a user timeout, so that a connection
         /// whose peer vanished (a half-open TCP connection) fails within seconds instead of blocking a worker's
@@ -36,6 +38,7 @@
         ///
         /// - Throws: ``PostgresError`` with kind ``PostgresError/Kind/connectionFailed``.
         public init(_ connectionString: String) throws {
+            secrets = ConnectionSecrets(connectionString)
             // `dbname` is expanded as a whole connection string (URI or key=value) after the defaults, so the
             // caller's settings win.
             let pairs = Self.defaults + [("dbname", connectionString)]
@@ -60,7 +63,7 @@
                 throw PostgresError(kind: .connectionFailed, message: "libpq could not allocate a connection")
             }
             guard PQstatus(connection) == CONNECTION_OK else {
-                let message = Self.trimmed(PQerrorMessage(connection))
+                let message = secrets.redact(Self.trimmed(PQerrorMessage(connection)))
                 PQfinish(connection)
                 throw PostgresError(kind: .connectionFailed, message: message)
             }
@@ -128,26 +131,58 @@
                 if PQstatus(connection) != CONNECTION_OK { throw lostOrFailed(connection) }
                 let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
                 throw PostgresError(
-                    kind: .statementFailed, sqlState: state, message: Self.trimmed(PQresultErrorMessage(result)))
+                    kind: .statementFailed, sqlState: state,
+                    message: secrets.redact(Self.trimmed(PQresultErrorMessage(result))))
             }
         }
 
         /// Runs `body` in a transaction: commits when it returns, rolls back when it throws. Inside another
         /// transaction it uses a savepoint, so transactions nest.
+        ///
+        /// A statement error that `body` catches and does not rethrow still aborts the transaction on the server;
+        /// then nothing of it can commit, so `transaction` rolls it back and throws ``PostgresError`` with SQLSTATE
+        /// `25P02` (`in_failed_sql_transaction`) instead of reporting success.
         public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
             let nested = isInTransaction
             let savepoint = "pk_savepoint"
             try execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN")
             do {
                 let value = try body(self)
-                try execute(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT")
+                if let handle, PQtransactionStatus(handle) == PQTRANS_INERROR {
+                    throw PostgresError(
+                        kind: .statementFailed, sqlState: "25P02",
+                        message: "a statement failed inside the transaction and the error was not rethrown; the "
+                            + "transaction was aborted by the server and is rolled back")
+                }
+                if nested {
+                    try execute("RELEASE SAVEPOINT \(savepoint)")
+                } else if try commit() != "COMMIT" {
+                    throw PostgresError(
+                        kind: .statementFailed, sqlState: "25P02",
+                        message: "the server rolled the transaction back instead of committing it")
+                }
                 return value
             } catch {
-                if isOpen {
+                if isOpen, let handle, PQtransactionStatus(handle) != PQTRANS_IDLE {
                     _ = try? execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint)" : "ROLLBACK")
                 }
                 throw error
             }
+        }
+
+        /// Sends `COMMIT` and returns the server's command tag: `COMMIT`, or `ROLLBACK` for an aborted transaction.
+        private func commit() throws -> String {
+            let connection = try open()
+            guard let result = PQexec(connection, "COMMIT") else { throw lostOrFailed(connection) }
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+                if PQstatus(connection) != CONNECTION_OK { throw lostOrFailed(connection) }
+                let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+                throw PostgresError(
+                    kind: .statementFailed, sqlState: state,
+                    message: secrets.redact(Self.trimmed(PQresultErrorMessage(result))))
+            }
+            return PQcmdStatus(result).map { String(cString: $0) } ?? ""
         }
 
         // MARK: - LISTEN / NOTIFY
@@ -211,7 +246,7 @@
         }
 
         private func lostOrFailed(_ connection: OpaquePointer) -> PostgresError {
-            let message = Self.trimmed(PQerrorMessage(connection))
+            let message = secrets.redact(Self.trimmed(PQerrorMessage(connection)))
             if PQstatus(connection) != CONNECTION_OK {
                 return PostgresError(kind: .connectionLost, message: message.isEmpty ? "connection lost" : message)
             }

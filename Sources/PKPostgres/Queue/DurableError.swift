@@ -34,6 +34,18 @@
         case dependencyFailed(JobID)
         /// The worker is shutting down; the job was released without spending an attempt.
         case workerShuttingDown
+        /// The job ran longer than its timeout (``DurableJobOptions/timeout`` or its kind's
+        /// ``DurableProcedure/durableTimeout``): its procedure was cancelled and the attempt failed.
+        case timedOut(JobID, after: Duration)
+        /// The queue does not migrate its schema (``DurableQueue/Migration/manual``) and the schema is behind this
+        /// library: run ``DurableQueue/migrate()`` (with a role that may create tables) first.
+        case schemaNotMigrated(schema: String, version: Int, required: Int)
+        /// This build cannot read a claimed job (a newer version wrote something it does not know): the job was
+        /// given back without spending an attempt, and this worker no longer claims it.
+        case unreadableJob(JobID, reason: String)
+        /// The job's outcome could not be stored (the database refused it; for example an output string holding
+        /// U+0000, which `jsonb` rejects): the attempt was recorded failed with this error instead.
+        case outcomeRejected(JobID, reason: String)
 
         /// A sentence saying what happened.
         public var description: String {
@@ -55,6 +67,13 @@
             case .cancelledByRequest(let id): "\(id) was cancelled by request"
             case .dependencyFailed(let id): "A dependency of \(id) failed or was cancelled"
             case .workerShuttingDown: "The worker is shutting down"
+            case .timedOut(let id, let after): "\(id) timed out after \(after.timeInterval) s"
+            case .schemaNotMigrated(let schema, let version, let required):
+                "The schema \(schema) is at version \(version), this library needs \(required): migrate it first "
+                    + "(DurableQueue.migrate(), with a role that may create tables)"
+            case .unreadableJob(let id, let reason):
+                "\(id) cannot be read by this build (written by a newer version?): \(reason)"
+            case .outcomeRejected(let id, let reason): "The outcome of \(id) could not be stored: \(reason)"
             }
         }
 

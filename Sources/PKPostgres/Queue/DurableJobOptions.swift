@@ -25,13 +25,18 @@
         /// Mutual-exclusion categories honoured by every worker of the database: at most one job holding any of
         /// them runs at a time, fleet-wide (PKConditions' `MutuallyExclusive`).
         public var exclusiveCategories: [String]
+        /// How long one attempt may run; `nil` (the default) is the kind's ``DurableProcedure/durableTimeout``
+        /// (30 minutes unless the type says otherwise). At the timeout the worker cancels the procedure with
+        /// ``DurableError/timedOut(_:after:)`` and the attempt fails (and is retried as the policy allows); a
+        /// procedure that ignores the cancellation is given up one lease later, so that the job can run elsewhere.
+        public var timeout: Duration?
 
         /// Creates options; by default the job runs now, at priority 0, with up to 5 attempts
-        /// (``DurableRetryPolicy/standard``).
+        /// (``DurableRetryPolicy/standard``) and its kind's timeout.
         public init(
             priority: Int32 = 0, runAt: Date? = nil, uniqueKey: String? = nil, dependencies: [JobID] = [],
             ignoreFailedDependencies: Bool = false, inputFrom: JobID? = nil, retry: DurableRetryPolicy = .standard,
-            exclusiveCategories: [String] = []
+            exclusiveCategories: [String] = [], timeout: Duration? = nil
         ) {
             self.priority = priority
             self.runAt = runAt
@@ -41,6 +46,7 @@
             self.inputFrom = inputFrom
             self.retry = retry
             self.exclusiveCategories = exclusiveCategories
+            self.timeout = timeout
         }
 
         /// Options that start the job `delay` seconds from now.
@@ -67,6 +73,9 @@
             }
             for category in exclusiveCategories where category.isEmpty || category.utf8.count > 200 {
                 throw DurableError.invalidOption("an exclusive category must have 1 to 200 bytes")
+            }
+            if let timeout, !DurableKind.acceptedTimeouts.contains(timeout) {
+                throw DurableError.invalidOption("timeout must be between 1 ms and 365 days, not \(timeout)")
             }
         }
     }

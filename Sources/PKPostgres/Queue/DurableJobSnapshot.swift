@@ -37,7 +37,7 @@
         init(row: PostgresRow) throws {
             id = JobID(rawValue: try row.int64("id"))
             kind = row["kind"] ?? ""
-            guard let state = JobState(rawValue: row["state"] ?? "") else {
+            guard let state = JobState(databaseValue: row["state"] ?? "") else {
                 throw PostgresError(kind: .unexpectedResult, message: "unknown job state \(row["state"] ?? "NULL")")
             }
             self.state = state

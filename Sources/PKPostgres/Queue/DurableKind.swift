@@ -5,6 +5,8 @@
     /// A registered procedure type, with its type erased so that a worker can make and run jobs of any kind.
     struct DurableKind: Sendable {
         let name: String
+        /// The kind's ``DurableProcedure/durableTimeout``, clamped to ``acceptedTimeouts``.
+        let timeout: Duration
         /// Makes the procedure for a claimed job, its input decoded from the stored JSON.
         let makeRun: @Sendable (DurableJobInfo, String?) throws -> any DurableRun
     }
@@ -40,7 +42,7 @@
         }
 
         static func kind() -> DurableKind {
-            DurableKind(name: P.kind) { info, json in
+            DurableKind(name: P.kind, timeout: DurableKind.clamped(P.durableTimeout)) { info, json in
                 guard let json else { throw DurableError.undecodableInput(kind: P.kind, reason: "no input was stored") }
                 let input: P.Input
                 do {
@@ -56,16 +58,36 @@
         }
     }
 
+    extension DurableKind {
+        /// The timeouts a job may have.
+        static let acceptedTimeouts: ClosedRange<Duration> = .milliseconds(1) ... .seconds(365 * 86_400)
+
+        /// `timeout` within ``acceptedTimeouts``.
+        static func clamped(_ timeout: Duration) -> Duration {
+            min(max(timeout, acceptedTimeouts.lowerBound), acceptedTimeouts.upperBound)
+        }
+    }
+
     /// JSON in and out of the database.
     enum DurableCoding {
+        /// The largest input or output stored, in bytes of JSON: PostgreSQL's `jsonb` takes at most 256 MiB, and a
+        /// job's row is read whole by every claim and query.
+        static let maximumSize = 64 << 20
+
         static func encode<T: Encodable>(_ value: T) throws -> String {
+            let data: Data
             do {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
-                return String(decoding: try encoder.encode(value), as: UTF8.self)
+                data = try encoder.encode(value)
             } catch {
                 throw DurableError.unencodableValue(reason: "\(error)")
             }
+            guard data.count <= maximumSize else {
+                throw DurableError.unencodableValue(
+                    reason: "its JSON has \(data.count) bytes, more than the \(maximumSize) a job may store")
+            }
+            return String(decoding: data, as: UTF8.self)
         }
     }
 #endif

@@ -37,6 +37,13 @@
         /// the kinds they registered, so old and new code can run side by side during a deploy.
         static var kind: String { get }
 
+        /// How long one attempt of a job of this kind may run unless its ``DurableJobOptions/timeout`` says
+        /// otherwise (1 ms to 365 days). The default is 30 minutes. At the timeout the worker cancels the
+        /// procedure with ``DurableError/timedOut(_:after:)`` and records the attempt failed; a procedure that
+        /// ignores the cancellation keeps its worker's slot, but the job is given up one lease later so that it can
+        /// run elsewhere (``DurableWorker/Statistics/stuck`` counts such slots).
+        static var durableTimeout: Duration { get }
+
         /// Creates a procedure for a job; the worker sets its `input` before adding it to a queue.
         init()
 
@@ -51,6 +58,9 @@
     }
 
     extension DurableProcedure {
+        /// 30 minutes.
+        public static var durableTimeout: Duration { .seconds(1_800) }
+
         /// Does nothing.
         public func willStartDurably(_ job: DurableJobInfo) {}
 

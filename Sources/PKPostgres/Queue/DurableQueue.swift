@@ -13,10 +13,22 @@
     /// ```
     ///
     /// The first use creates the schema (``schema``, `procedurekit` by default) and its tables, or migrates them,
-    /// safely from many processes at once. Thread-safe: every member may be called from any thread. Synchronous
+    /// safely from many processes at once; with ``Migration/manual`` it only checks that they are there. Thread-safe: every member may be called from any thread. Synchronous
     /// members block the caller on a database round trip and are unavailable from `async` code, which has
     /// `async` overloads; none of them runs libpq on the cooperative pool.
     public final class DurableQueue: Sendable {
+        /// Whether a queue creates and migrates its schema itself.
+        public enum Migration: Sendable, Hashable {
+            /// The first use creates or migrates the schema (the default): the role needs the privilege to create
+            /// a schema in the database (or the schema must exist) and tables in it.
+            case automatic
+            /// The queue never changes the schema: the first use checks its version and throws
+            /// ``DurableError/schemaNotMigrated(schema:version:required:)`` when it is behind. For an application
+            /// role without privileges to create anything; migrate separately with a queue in automatic mode
+            /// (``DurableQueue/migrate()``), for example in a deploy step.
+            case manual
+        }
+
         /// The PostgreSQL schema holding the queue's tables.
         public let schema: String
 
@@ -31,14 +43,21 @@
         ///
         /// Nothing connects until the first use.
         ///
+        /// - Parameters:
+        ///   - connectionString: The database, as libpq takes it: `postgresql://user@host/db` or `key=value` pairs.
+        ///   - schema: The schema holding the queue's tables (lower-case letters, digits and `_`).
+        ///   - migration: Whether the queue creates and migrates the schema at its first use (the default), or
+        ///     leaves that to a separate step (``Migration/manual``).
         /// - Throws: ``DurableError/invalidSchemaName(_:)`` unless `schema` is lower-case letters, digits and `_`.
-        public init(connectionString: String, schema: String = "procedurekit") throws {
+        public init(connectionString: String, schema: String = "procedurekit", migration: Migration = .automatic)
+            throws
+        {
             let validated = try DurableSchema(schema)
             self.schema = schema
             self.connectionString = connectionString
             store = DurableStore(schema: validated)
             lane = DatabaseLane(label: "PKPostgres.DurableQueue.\(schema)", connectionString: connectionString)
-            let migrator = Migrator(schema: validated)
+            let migrator = Migrator(schema: validated, mode: migration)
             self.migrator = migrator
             watcher = JobWatcher(connectionString: connectionString, store: store) { try migrator.ensure($0) }
         }
@@ -63,9 +82,10 @@
 
         // MARK: - Schema
 
-        /// Creates or migrates the schema now instead of at first use.
+        /// Creates or migrates the schema now instead of at first use; does nothing when it is current. This is
+        /// the separate migration step of queues in ``Migration/manual`` mode, whatever this queue's mode.
         public func migrate() async throws {
-            try await lane.run { [self] connection in try migrateOnce(connection) }
+            try await lane.run { [self] connection in try store.schema.migrate(connection) }
         }
 
         func migrateOnce(_ connection: PostgresConnection) throws {
@@ -108,7 +128,7 @@
             in transaction: PostgresConnection
         ) throws -> JobID {
             let job = try newJob(type, input: input, options: options)
-            try migrateOnce(transaction)
+            try migrator.ensure(transaction, inCallersTransaction: true)
             return try transaction.transaction { try store.insert(job, $0) }
         }
 
@@ -134,7 +154,7 @@
         /// Enqueues every job of `graph` inside the caller's transaction.
         public func enqueue(_ graph: DurableGraph, in transaction: PostgresConnection) throws -> EnqueuedGraph {
             let entries = try graphEntries(graph)
-            try migrateOnce(transaction)
+            try migrator.ensure(transaction, inCallersTransaction: true)
             return try transaction.transaction { try insertGraph(entries, $0) }
         }
 
@@ -272,7 +292,8 @@
         // MARK: - Operations
 
         /// Deletes jobs that finished more than `age` ago, except those an unfinished job still depends on, and
-        /// returns how many. Their unique keys become free.
+        /// returns how many. Their unique keys become free. Works in transactions of 1,000 jobs, oldest first, and
+        /// never deletes a job that an enqueue running at the same time names as a dependency or input source.
         public func prune(finishedBefore age: Duration) async throws -> Int {
             // At most 2,800 years: PostgreSQL's intervals and timestamps go no further.
             let seconds = Swift.min(age.timeInterval, 9e10)

@@ -32,5 +32,15 @@
 
         /// The raw value.
         public var description: String { rawValue }
+
+        /// The state a row's `state` column stands for. The table keeps two states of its own that are both
+        /// ``available`` to users: `scheduled` (due later; made available when its time comes) and `waiting` (due,
+        /// but an exclusive category it needs is held; made available when it is released).
+        init?(databaseValue: String) {
+            switch databaseValue {
+            case "scheduled", "waiting": self = .available
+            default: self.init(rawValue: databaseValue)
+            }
+        }
     }
 #endif

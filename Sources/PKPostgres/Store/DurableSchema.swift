@@ -33,81 +33,56 @@
         var reaperLockKey: String { "procedurekit.reaper.\(name)" }
 
         /// The migrations, in order; the schema's version is the count applied.
-        var migrations: [String] {
-            [
-                """
-                CREATE SEQUENCE \(name).lease_tokens;
-                CREATE SEQUENCE \(name).graph_ids;
-                CREATE TABLE \(jobs) (
-                    id bigserial PRIMARY KEY,
-                    kind text NOT NULL,
-                    state text NOT NULL
-                        CHECK (state IN ('blocked', 'available', 'running', 'completed', 'failed', 'cancelled')),
-                    priority integer NOT NULL DEFAULT 0,
-                    run_at timestamptz NOT NULL DEFAULT now(),
-                    input jsonb,
-                    input_from bigint,
-                    output jsonb,
-                    errors jsonb NOT NULL DEFAULT '[]',
-                    attempt integer NOT NULL DEFAULT 0,
-                    max_attempts integer NOT NULL DEFAULT 1,
-                    retry jsonb NOT NULL,
-                    unique_key text UNIQUE,
-                    graph_id bigint,
-                    pending_dependencies integer NOT NULL DEFAULT 0,
-                    ignore_failed_dependencies boolean NOT NULL DEFAULT false,
-                    categories text[] NOT NULL DEFAULT '{}',
-                    lease_owner text,
-                    lease_token bigint,
-                    lease_expires_at timestamptz,
-                    cancel_requested boolean NOT NULL DEFAULT false,
-                    created_at timestamptz NOT NULL DEFAULT now(),
-                    started_at timestamptz,
-                    finished_at timestamptz
-                );
-                CREATE INDEX jobs_available ON \(jobs) (priority DESC, run_at, id) WHERE state = 'available';
-                CREATE INDEX jobs_running ON \(jobs) (lease_expires_at) WHERE state = 'running';
-                CREATE INDEX jobs_graph ON \(jobs) (graph_id) WHERE graph_id IS NOT NULL;
-                CREATE INDEX jobs_finished ON \(jobs) (finished_at) WHERE finished_at IS NOT NULL;
-                CREATE TABLE \(dependencies) (
-                    depends_on bigint NOT NULL REFERENCES \(jobs) (id) ON DELETE CASCADE,
-                    job_id bigint NOT NULL REFERENCES \(jobs) (id) ON DELETE CASCADE,
-                    PRIMARY KEY (depends_on, job_id)
-                );
-                CREATE INDEX dependencies_job ON \(dependencies) (job_id);
-                CREATE TABLE \(exclusive) (
-                    category text PRIMARY KEY,
-                    job_id bigint NOT NULL,
-                    lease_token bigint NOT NULL
-                );
-                """
-            ]
+        var migrations: [String] { [migration1, migration2Claims + migration2Outcomes] }
+
+        /// The version the schema is at now, 0 when it does not exist. Only reads (it needs no privilege to create
+        /// anything) and never fails a transaction it runs in for a missing schema.
+        func version(_ connection: PostgresConnection) throws -> Int {
+            let present =
+                try connection.execute(
+                    "SELECT to_regclass($1) IS NOT NULL AS present", ["\(name).schema_versions"]
+                ).rows.first?.bool("present") ?? false
+            guard present else { return 0 }
+            let row = try connection.execute(
+                "SELECT coalesce(max(version), 0) AS version FROM \(name).schema_versions"
+            ).rows.first
+            return Int(try row?.int64("version") ?? 0)
         }
 
-        /// Creates the schema and applies the missing migrations; safe to run from many processes at once.
+        /// Creates the schema and applies the missing migrations; safe to run from many processes at once. A
+        /// schema already at this library's version is only read, so a role without the privilege to create
+        /// anything can call it once the schema was migrated by another.
         func migrate(_ connection: PostgresConnection) throws {
+            let current = try version(connection)
+            guard current < migrations.count else {
+                if current > migrations.count { throw newerSchema(current) }
+                return
+            }
             try connection.transaction { connection in
                 try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", [migrationLockKey])
-                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(name)")
+                // CREATE SCHEMA IF NOT EXISTS needs the privilege to create schemas even when the schema exists.
+                let exists =
+                    try connection.execute("SELECT to_regnamespace($1) IS NOT NULL AS present", [name])
+                    .rows.first?.bool("present") ?? false
+                if !exists { try connection.execute("CREATE SCHEMA \(name)") }
                 try connection.execute(
                     """
                     CREATE TABLE IF NOT EXISTS \(name).schema_versions (
                         version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
                     """)
-                let current =
-                    try connection.execute(
-                        "SELECT coalesce(max(version), 0) AS version FROM \(name).schema_versions"
-                    ).rows.first?.int64("version") ?? 0
-                guard current <= migrations.count else {
-                    throw DurableError.invalidOption(
-                        "the schema \(name) is at version \(current), newer than this library's \(migrations.count)")
-                }
+                let current = try version(connection)
+                guard current <= migrations.count else { throw newerSchema(current) }
                 for (index, migration) in migrations.enumerated() where index + 1 > current {
                     try connection.execute(migration)
                     try connection.execute(
                         "INSERT INTO \(name).schema_versions (version) VALUES ($1::integer)", [String(index + 1)])
                 }
             }
+        }
+
+        private func newerSchema(_ version: Int) -> DurableError {
+            DurableError.invalidOption(
+                "the schema \(name) is at version \(version), newer than this library's \(migrations.count)")
         }
 
         /// `values` as a PostgreSQL array literal (`{"a","b"}`), for a `text[]` parameter.

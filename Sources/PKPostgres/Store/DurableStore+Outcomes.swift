@@ -2,141 +2,179 @@
     import Foundation
 
     /// Recording what happened to a running job, renewing leases, and reaping expired ones: every statement here
-    /// that changes a running job is fenced by its lease token.
+    /// that changes a running job is fenced by its lease token. Each outcome is one call of a function of the
+    /// schema's (migration 2), which also frees the job's categories (waking a job that waits for one), settles
+    /// its dependents and sends the notifications.
     extension DurableStore {
         // MARK: - Outcomes (fenced by the lease token)
 
         /// Marks a running job completed with `output`; call inside a transaction. Returns `false`, changing
         /// nothing, when the lease is no longer this token's.
-        func complete(_ id: JobID, token: Int64, output: String?, _ connection: PostgresConnection) throws -> Bool {
-            let updated = try connection.execute(
-                """
-                UPDATE \(schema.jobs) SET state = 'completed', output = $3::jsonb, finished_at = now(),
-                    lease_owner = NULL, lease_expires_at = NULL
-                WHERE id = $1::bigint AND lease_token = $2::bigint AND state = 'running'
-                """, [String(id.rawValue), String(token), output])
-            guard updated.affectedRows == 1 else { return false }
-            try jobLeftRunning(id, now: .completed, kind: "", connection)
-            return true
+        func complete(
+            _ id: JobID, token: Int64, output: String?, starving: TimeInterval, _ connection: PostgresConnection
+        ) throws -> Bool {
+            let row = try connection.execute(
+                "SELECT \(schema.name).complete_job($1::bigint, $2::bigint, $3::jsonb, $4::float8) AS done",
+                [String(id.rawValue), String(token), output, String(starving)]
+            ).rows.first
+            return try row?.bool("done") ?? false
         }
 
-        /// Records a failed attempt; call inside a transaction. The job goes back to `available` after `delay`
-        /// seconds while attempts remain and `permanent` is false, else to `failed` (or `cancelled` when a
-        /// cancellation was requested meanwhile), cancelling its dependents.
+        /// Records a failed attempt; call inside a transaction. The job is due again after `delay` seconds while
+        /// attempts remain and `permanent` is false, else `failed` (or `cancelled` when a cancellation was
+        /// requested meanwhile), cancelling its dependents.
         /// Returns the new state, or `nil` when the lease is no longer this token's.
         func fail(
-            _ id: JobID, token: Int64, error: String, delay: TimeInterval, permanent: Bool,
+            _ id: JobID, token: Int64, error: String, delay: TimeInterval, permanent: Bool, starving: TimeInterval,
             _ connection: PostgresConnection
         ) throws -> JobState? {
             let row = try connection.execute(
                 """
-                UPDATE \(schema.jobs) SET
-                    state = CASE WHEN cancel_requested THEN 'cancelled'
-                                 WHEN attempt < max_attempts AND NOT $4::boolean THEN 'available' ELSE 'failed' END,
-                    run_at = CASE WHEN NOT cancel_requested AND attempt < max_attempts AND NOT $4::boolean
-                                  THEN now() + make_interval(secs => $3::float8) ELSE run_at END,
-                    finished_at = CASE WHEN NOT cancel_requested AND attempt < max_attempts AND NOT $4::boolean
-                                       THEN NULL ELSE now() END,
-                    errors = errors || jsonb_build_array($5::text),
-                    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
-                WHERE id = $1::bigint AND lease_token = $2::bigint AND state = 'running'
-                RETURNING state, kind
-                """, [String(id.rawValue), String(token), String(delay), permanent ? "true" : "false", error]
+                SELECT \(schema.name).fail_job($1::bigint, $2::bigint, $3, $4::float8, $5::boolean, $6::float8)
+                    AS state
+                """,
+                [
+                    String(id.rawValue), String(token), error, String(delay), permanent ? "true" : "false",
+                    String(starving),
+                ]
             ).rows.first
-            guard let row, let state = JobState(rawValue: row["state"] ?? "") else { return nil }
-            try jobLeftRunning(id, now: state, kind: row["kind"] ?? "", connection)
-            return state
+            return row?["state"].flatMap(JobState.init(databaseValue:))
         }
 
         /// Marks a running job cancelled (a cancellation was requested); call inside a transaction. Returns
         /// `false` when the lease is no longer this token's.
-        func cancelRunning(_ id: JobID, token: Int64, reason: String, _ connection: PostgresConnection) throws -> Bool {
-            let updated = try connection.execute(
-                """
-                UPDATE \(schema.jobs) SET state = 'cancelled', finished_at = now(), errors = errors || jsonb_build_array($3::text),
-                    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
-                WHERE id = $1::bigint AND lease_token = $2::bigint AND state = 'running'
-                """, [String(id.rawValue), String(token), reason])
-            guard updated.affectedRows == 1 else { return false }
-            try jobLeftRunning(id, now: .cancelled, kind: "", connection)
-            return true
-        }
-
-        /// Gives a running job back without spending its attempt (a worker shutting down), or records it cancelled
-        /// when a cancellation was requested meanwhile; call inside a transaction. Returns `false` when the lease
-        /// is no longer this token's.
-        func release(_ id: JobID, token: Int64, _ connection: PostgresConnection) throws -> Bool {
+        func cancelRunning(
+            _ id: JobID, token: Int64, reason: String, starving: TimeInterval, _ connection: PostgresConnection
+        ) throws -> Bool {
             let row = try connection.execute(
-                """
-                UPDATE \(schema.jobs) SET
-                    state = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'available' END,
-                    attempt = CASE WHEN cancel_requested THEN attempt ELSE attempt - 1 END,
-                    finished_at = CASE WHEN cancel_requested THEN now() END,
-                    errors = CASE WHEN cancel_requested THEN errors || '["cancelled by request"]'::jsonb ELSE errors END,
-                    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, started_at = NULL
-                WHERE id = $1::bigint AND lease_token = $2::bigint AND state = 'running'
-                RETURNING kind, state
-                """, [String(id.rawValue), String(token)]
+                "SELECT \(schema.name).cancel_running_job($1::bigint, $2::bigint, $3, $4::float8) AS done",
+                [String(id.rawValue), String(token), reason, String(starving)]
             ).rows.first
-            guard let row, let state = JobState(rawValue: row["state"] ?? "") else { return false }
-            try jobLeftRunning(id, now: state, kind: row["kind"] ?? "", connection)
-            return true
+            return try row?.bool("done") ?? false
         }
 
-        /// Extends the leases of `jobs` (id and token) by `lease` seconds. Returns, for each job still held, whether
-        /// a cancellation was requested; a job missing from the answer has lost its lease.
+        /// Gives a running job back without spending its attempt (a worker shutting down, a job this build cannot
+        /// read), or records it cancelled when a cancellation was requested meanwhile; call inside a transaction.
+        /// Returns `false` when the lease is no longer this token's.
+        func release(_ id: JobID, token: Int64, starving: TimeInterval, _ connection: PostgresConnection) throws
+            -> Bool
+        {
+            let row = try connection.execute(
+                "SELECT \(schema.name).release_job($1::bigint, $2::bigint, $3::float8) AS done",
+                [String(id.rawValue), String(token), String(starving)]
+            ).rows.first
+            return try row?.bool("done") ?? false
+        }
+
+        // MARK: - Leases
+
+        /// What a heartbeat learnt of one job.
+        enum Renewal: Equatable {
+            /// The lease was extended; whether a cancellation was requested.
+            case renewed(cancelRequested: Bool)
+            /// The row is locked by another transaction (the job's own completion, a client's `FOR SHARE`): not
+            /// renewed this time, but still this worker's.
+            case locked(cancelRequested: Bool)
+            /// The lease is no longer this token's.
+            case lost
+        }
+
+        /// Extends the leases of `jobs` (id and token) by `lease` seconds, without ever waiting for a row lock:
+        /// a locked row is skipped (`FOR UPDATE SKIP LOCKED`) and reported as such. One answer per job.
         func heartbeat(_ jobs: [(JobID, Int64)], lease: TimeInterval, _ connection: PostgresConnection) throws
-            -> [JobID: Bool]
+            -> [JobID: Renewal]
         {
             guard !jobs.isEmpty else { return [:] }
+            // The final SELECT reads the rows as they were when the statement began (the CTEs' snapshot): a job
+            // not renewed is still held when it was running with this token then, so it was skipped for a lock.
             let rows = try connection.execute(
                 """
-                UPDATE \(schema.jobs) j SET lease_expires_at = now() + make_interval(secs => $3::float8)
-                FROM unnest($1::bigint[], $2::bigint[]) AS t(id, token)
-                WHERE j.id = t.id AND j.lease_token = t.token AND j.state = 'running'
-                RETURNING j.id, j.cancel_requested
+                WITH wanted AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS t(id, token)),
+                locked AS (
+                    SELECT j.id FROM \(schema.jobs) j JOIN wanted w ON j.id = w.id AND j.lease_token = w.token
+                    WHERE j.state = 'running'
+                    FOR UPDATE OF j SKIP LOCKED),
+                renewed AS (
+                    UPDATE \(schema.jobs) j SET lease_expires_at = now() + make_interval(secs => $3::float8)
+                    FROM locked WHERE j.id = locked.id
+                    RETURNING j.id, j.cancel_requested)
+                SELECT w.id, r.id IS NOT NULL AS renewed,
+                    coalesce(r.cancel_requested, j.cancel_requested, false) AS cancel_requested,
+                    coalesce(j.lease_token = w.token AND j.state = 'running', false) AS held
+                FROM wanted w LEFT JOIN renewed r ON r.id = w.id LEFT JOIN \(schema.jobs) j ON j.id = w.id
                 """,
                 [
                     DurableSchema.integerArray(jobs.map(\.0.rawValue)), DurableSchema.integerArray(jobs.map(\.1)),
                     String(lease),
                 ]
             ).rows
-            var held: [JobID: Bool] = [:]
-            for row in rows { held[JobID(rawValue: try row.int64("id"))] = try row.bool("cancel_requested") }
-            return held
+            var answers: [JobID: Renewal] = [:]
+            for row in rows {
+                let id = JobID(rawValue: try row.int64("id"))
+                let cancelRequested = try row.bool("cancel_requested")
+                if try row.bool("renewed") {
+                    answers[id] = .renewed(cancelRequested: cancelRequested)
+                } else if try row.bool("held") {
+                    answers[id] = .locked(cancelRequested: cancelRequested)
+                } else {
+                    answers[id] = .lost
+                }
+            }
+            return answers
         }
 
+        // MARK: - Reaping
+
         /// When this process wins the reaper's advisory lock, requeues (or fails, when attempts are spent, or
-        /// cancels, when asked to) the running jobs whose leases expired; runs its own transaction. Returns how
-        /// many it handled, or `nil` when another process is reaping.
-        func reapExpiredLeases(_ connection: PostgresConnection) throws -> Int? {
+        /// cancels, when asked to) up to `batch` running jobs whose leases expired, in a transaction of its own;
+        /// rows locked by an outcome being recorded are left alone. Returns how many it handled, or `nil` when
+        /// another process is reaping.
+        func reapExpiredLeases(batch: Int, starving: TimeInterval, _ connection: PostgresConnection) throws -> Int? {
             try connection.transaction { connection in
-                let locked =
-                    try connection.execute(
-                        "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [schema.reaperLockKey]
-                    ).rows.first?.bool("locked") ?? false
-                guard locked else { return nil }
+                guard try holdsReaperLock(connection) else { return nil }
+                let row = try connection.execute(
+                    "SELECT \(schema.name).reap_expired($1::integer, $2::float8) AS reaped",
+                    [String(batch), String(starving)]
+                ).rows.first
+                return Int(try row?.int64("reaped") ?? 0)
+            }
+        }
+
+        /// When this process wins the reaper's advisory lock, makes available up to `batch` jobs that wait for
+        /// exclusive categories none of which is held any more: a safety net behind the wake-up that releasing a
+        /// category sends. Returns how many, or `nil` when another process is reaping.
+        func wakeStrandedWaiters(batch: Int, _ connection: PostgresConnection) throws -> Int? {
+            try connection.transaction { connection in
+                guard try holdsReaperLock(connection) else { return nil }
                 let rows = try connection.execute(
                     """
-                    UPDATE \(schema.jobs) SET
-                        state = CASE WHEN cancel_requested THEN 'cancelled'
-                                     WHEN attempt < max_attempts THEN 'available' ELSE 'failed' END,
-                        finished_at = CASE WHEN NOT cancel_requested AND attempt < max_attempts THEN NULL ELSE now() END,
-                        errors = errors || jsonb_build_array('the lease of ' || coalesce(lease_owner, 'a worker')
-                            || ' expired during attempt ' || attempt),
-                        lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
-                    WHERE state = 'running' AND lease_expires_at < now()
-                    RETURNING id, state, kind
-                    """
+                    WITH stranded AS (
+                        SELECT j.id FROM \(schema.jobs) j
+                        WHERE j.state = 'waiting' AND NOT EXISTS (
+                            SELECT 1 FROM \(schema.exclusive) x WHERE x.category = ANY (j.categories))
+                        ORDER BY j.run_at, j.id LIMIT $1::integer
+                        FOR UPDATE OF j SKIP LOCKED),
+                    woken AS (
+                        UPDATE \(schema.jobs) j SET state = 'available' FROM stranded WHERE j.id = stranded.id
+                        RETURNING j.id, j.kind),
+                    forgotten AS (
+                        DELETE FROM \(schema.name).category_waits w USING woken WHERE w.job_id = woken.id)
+                    SELECT kind, count(*) AS woken FROM woken GROUP BY kind
+                    """, [String(batch)]
                 ).rows
-                // PostgreSQL delivers one notification per distinct channel and payload of a transaction.
+                var woken = 0
                 for row in rows {
-                    guard let state = JobState(rawValue: row["state"] ?? "") else { continue }
-                    try jobLeftRunning(
-                        JobID(rawValue: try row.int64("id")), now: state, kind: row["kind"] ?? "", connection)
+                    try notify(schema.jobsChannel, row["kind"] ?? "", connection)
+                    woken += Int(try row.int64("woken"))
                 }
-                return rows.count
+                return woken
             }
+        }
+
+        private func holdsReaperLock(_ connection: PostgresConnection) throws -> Bool {
+            try connection.execute(
+                "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [schema.reaperLockKey]
+            ).rows.first?.bool("locked") ?? false
         }
     }
 #endif

@@ -13,9 +13,11 @@
                     """
                     UPDATE \(schema.jobs) SET state = 'cancelled', finished_at = now(),
                         errors = errors || jsonb_build_array($2::text)
-                    WHERE id = $1::bigint AND state IN ('blocked', 'available')
+                    WHERE id = $1::bigint AND state IN ('blocked', 'scheduled', 'available', 'waiting')
                     """, [String(id.rawValue), reason])
                 if cancelled.affectedRows == 1 {
+                    try connection.execute(
+                        "DELETE FROM \(schema.name).category_waits WHERE job_id = $1::bigint", [String(id.rawValue)])
                     try settleDependents(of: id, succeeded: false, connection)
                     try notify(schema.finishedChannel, String(id.rawValue), connection)
                     return .cancelled
@@ -30,22 +32,51 @@
                 guard
                     let row = try connection.execute(
                         "SELECT state FROM \(schema.jobs) WHERE id = $1::bigint", [String(id.rawValue)]
-                    ).rows.first, let state = JobState(rawValue: row["state"] ?? "")
+                    ).rows.first, let state = JobState(databaseValue: row["state"] ?? "")
                 else { throw DurableError.jobNotFound(id) }
                 return state
             }
         }
 
-        /// Deletes finished jobs older than `age` seconds that no unfinished job depends on. Returns how many.
-        func prune(olderThan age: TimeInterval, _ connection: PostgresConnection) throws -> Int {
-            try connection.execute(
-                """
-                DELETE FROM \(schema.jobs) j
-                WHERE j.finished_at < now() - make_interval(secs => $1::float8)
-                    AND NOT EXISTS (SELECT 1 FROM \(schema.dependencies) d JOIN \(schema.jobs) k ON k.id = d.job_id
-                                    WHERE d.depends_on = j.id AND k.finished_at IS NULL)
-                """, [String(age)]
-            ).affectedRows
+        /// Deletes finished jobs older than `age` seconds that no unfinished job depends on, in transactions of
+        /// `batch` jobs each, oldest first. Returns how many.
+        ///
+        /// Each batch first locks its jobs (`FOR UPDATE SKIP LOCKED`), then deletes those without an unfinished
+        /// dependent, reading the dependents afresh once the locks are held: an enqueue naming one of them as a
+        /// dependency or input source holds it `FOR SHARE` until it commits, so it is either seen (and the job
+        /// kept), skipped while it holds the row, or made to wait and then told the dependency is gone
+        /// (``DurableError/unknownDependency(_:)``), never left with a deleted source.
+        func prune(olderThan age: TimeInterval, batch: Int = 1_000, _ connection: PostgresConnection) throws -> Int {
+            var total = 0
+            var after: (finishedAt: String, id: String)?
+            while true {
+                let (deleted, last) = try connection.transaction { connection -> (Int, (String, String)?) in
+                    let locked = try connection.execute(
+                        """
+                        SELECT id, finished_at::text AS finished_at FROM \(schema.jobs)
+                        WHERE finished_at < now() - make_interval(secs => $1::float8)
+                            AND ($3::timestamptz IS NULL OR (finished_at, id) > ($3::timestamptz, $4::bigint))
+                        ORDER BY finished_at, id LIMIT $2::integer
+                        FOR UPDATE SKIP LOCKED
+                        """, [String(age), String(batch), after?.finishedAt, after?.id]
+                    ).rows
+                    guard let last = locked.last, let lastAt = last["finished_at"], let lastID = last["id"] else {
+                        return (0, nil)
+                    }
+                    let deleted = try connection.execute(
+                        """
+                        DELETE FROM \(schema.jobs) j WHERE j.id = ANY ($1::bigint[])
+                            AND NOT EXISTS (
+                                SELECT 1 FROM \(schema.dependencies) d JOIN \(schema.jobs) k ON k.id = d.job_id
+                                WHERE d.depends_on = j.id AND k.finished_at IS NULL)
+                        """, ["{" + locked.compactMap { $0["id"] }.joined(separator: ",") + "}"]
+                    ).affectedRows
+                    return (deleted, locked.count < batch ? nil : (lastAt, lastID))
+                }
+                total += deleted
+                guard let last else { return total }
+                after = (last.0, last.1)
+            }
         }
 
         // MARK: - Queries
@@ -70,7 +101,9 @@
                 "SELECT state, count(*) AS n FROM \(schema.jobs) WHERE graph_id = $1::bigint GROUP BY state",
                 [String(graph.rawValue)]
             ).rows {
-                if let state = JobState(rawValue: row["state"] ?? "") { counts[state] = Int(try row.int64("n")) }
+                if let state = JobState(databaseValue: row["state"] ?? "") {
+                    counts[state, default: 0] += Int(try row.int64("n"))
+                }
             }
             return counts
         }

@@ -21,6 +21,8 @@
             /// The input's JSON; `nil` when its source job has no output.
             let input: String?
             let inputFrom: JobID?
+            /// The timeout given at enqueue, if any (else the kind's applies).
+            let timeout: Duration?
         }
 
         /// A new job, ready to insert.
@@ -48,7 +50,7 @@
                 ).rows
                 let states = try Dictionary(
                     rows.map {
-                        (JobID(rawValue: try $0.int64("id")), JobState(rawValue: $0["state"] ?? "") ?? .blocked)
+                        (JobID(rawValue: try $0.int64("id")), JobState(databaseValue: $0["state"] ?? "") ?? .blocked)
                     },
                     uniquingKeysWith: { first, _ in first })
                 for dependency in dependencies {
@@ -61,28 +63,32 @@
                     }
                 }
             }
-            let state: JobState = doomed ? .cancelled : pending > 0 ? .blocked : .available
+            // `scheduled` when its start is still to come (the claim makes it `available` then).
+            let state = doomed ? "cancelled" : pending > 0 ? "blocked" : "available"
+            let timeout = job.options.timeout.map { String($0.timeInterval) }
             let retry = String(decoding: try JSONEncoder().encode(job.options.retry), as: UTF8.self)
             let runAt = job.options.runAt.map { String($0.timeIntervalSince1970) }
             let inserted = try connection.execute(
                 """
                 INSERT INTO \(schema.jobs) (kind, state, priority, run_at, input, input_from, max_attempts, retry,
                     unique_key, graph_id, pending_dependencies, ignore_failed_dependencies, categories, finished_at,
-                    errors)
-                VALUES ($1, $2, $3::integer, coalesce(to_timestamp($4::float8), now()), $5::jsonb, $6::bigint,
-                    $7::integer, $8::jsonb, $9, $10::bigint, $11::integer, $12::boolean, $13::text[],
-                    CASE WHEN $2 = 'cancelled' THEN now() END,
+                    errors, timeout_seconds)
+                SELECT $1, CASE WHEN $2 = 'available' AND t.run_at > now() THEN 'scheduled' ELSE $2 END,
+                    $3::integer, t.run_at, $5::jsonb, $6::bigint, $7::integer, $8::jsonb, $9, $10::bigint,
+                    $11::integer, $12::boolean, $13::text[], CASE WHEN $2 = 'cancelled' THEN now() END,
                     CASE WHEN $2 = 'cancelled' THEN '["a dependency failed or was cancelled"]'::jsonb
-                         ELSE '[]'::jsonb END)
+                         ELSE '[]'::jsonb END,
+                    $14::float8
+                FROM (SELECT coalesce(to_timestamp($4::float8), now()) AS run_at) t
                 ON CONFLICT (unique_key) DO NOTHING
-                RETURNING id
+                RETURNING id, state
                 """,
                 [
-                    job.kind, state.rawValue, String(job.options.priority), runAt, job.input,
+                    job.kind, state, String(job.options.priority), runAt, job.input,
                     job.options.inputFrom.map { String($0.rawValue) }, String(job.options.retry.maxAttempts), retry,
                     job.options.uniqueKey, job.graph.map { String($0.rawValue) }, String(pending),
                     job.options.ignoreFailedDependencies ? "true" : "false",
-                    DurableSchema.textArray(Array(Set(job.options.exclusiveCategories)).sorted()),
+                    DurableSchema.textArray(Array(Set(job.options.exclusiveCategories)).sorted()), timeout,
                 ])
             guard let row = inserted.rows.first else {
                 let existing = try connection.execute(
@@ -98,9 +104,9 @@
                     "INSERT INTO \(schema.dependencies) (job_id, depends_on) SELECT $1::bigint, unnest($2::bigint[])",
                     [String(id.rawValue), DurableSchema.integerArray(dependencies.map(\.rawValue))])
             }
-            switch state {
-            case .available: try notify(schema.jobsChannel, job.kind, connection)
-            case .cancelled: try notify(schema.finishedChannel, String(id.rawValue), connection)
+            switch row["state"] {
+            case "available": try notify(schema.jobsChannel, job.kind, connection)
+            case "cancelled": try notify(schema.finishedChannel, String(id.rawValue), connection)
             default: break
             }
             return id
@@ -114,62 +120,11 @@
 
         // MARK: - Helpers
 
-        /// What every outcome does once a job has left `running` for `state` (its lease cleared): frees its
-        /// exclusive categories; a final state settles its dependents and tells waiters, `available` tells workers
-        /// of `kind`.
-        func jobLeftRunning(_ id: JobID, now state: JobState, kind: String, _ connection: PostgresConnection) throws {
-            try releaseCategories(of: id, connection)
-            if state.isFinished {
-                try settleDependents(of: id, succeeded: state == .completed, connection)
-                try notify(schema.finishedChannel, String(id.rawValue), connection)
-            } else {
-                try notify(schema.jobsChannel, kind, connection)
-            }
-        }
-
-        /// Frees the exclusive categories the job holds.
-        func releaseCategories(of id: JobID, _ connection: PostgresConnection) throws {
-            try connection.execute("DELETE FROM \(schema.exclusive) WHERE job_id = $1::bigint", [String(id.rawValue)])
-        }
-
-        /// Tells the dependents of a finished job: each counts it as done when it succeeded (or when the dependent
-        /// ignores failures), and becomes available at zero; otherwise the dependent is cancelled, and so on
-        /// transitively. Iterative: a long chain does not recurse.
+        /// Tells the dependents of a finished job (`settle_dependents`, transitively); call inside a transaction.
         func settleDependents(of id: JobID, succeeded: Bool, _ connection: PostgresConnection) throws {
-            var work: [(JobID, Bool)] = [(id, succeeded)]
-            var released = Set<String>()
-            while let (job, ok) = work.popLast() {
-                let ready = try connection.execute(
-                    """
-                    UPDATE \(schema.jobs) j SET pending_dependencies = j.pending_dependencies - 1,
-                        state = CASE WHEN j.pending_dependencies <= 1 THEN 'available' ELSE 'blocked' END
-                    FROM \(schema.dependencies) d
-                    WHERE d.depends_on = $1::bigint AND d.job_id = j.id AND j.state = 'blocked'
-                        AND ($2::boolean OR j.ignore_failed_dependencies)
-                    RETURNING j.kind, j.state
-                    """, [String(job.rawValue), ok ? "true" : "false"]
-                ).rows
-                for row in ready where row["state"] == JobState.available.rawValue {
-                    released.insert(row["kind"] ?? "")
-                }
-                guard !ok else { continue }
-                let cancelled = try connection.execute(
-                    """
-                    UPDATE \(schema.jobs) j SET state = 'cancelled', finished_at = now(),
-                        errors = j.errors || jsonb_build_array('dependency ' || $1 || ' failed or was cancelled')
-                    FROM \(schema.dependencies) d
-                    WHERE d.depends_on = $1::bigint AND d.job_id = j.id AND j.state IN ('blocked', 'available')
-                        AND NOT j.ignore_failed_dependencies
-                    RETURNING j.id
-                    """, [String(job.rawValue)]
-                ).rows
-                for row in cancelled {
-                    let dependent = JobID(rawValue: try row.int64("id"))
-                    try notify(schema.finishedChannel, String(dependent.rawValue), connection)
-                    work.append((dependent, false))
-                }
-            }
-            for kind in released { try notify(schema.jobsChannel, kind, connection) }
+            try connection.execute(
+                "SELECT \(schema.name).settle_dependents($1::bigint, $2::boolean)",
+                [String(id.rawValue), succeeded ? "true" : "false"])
         }
 
         func notify(_ channel: String, _ payload: String, _ connection: PostgresConnection) throws {

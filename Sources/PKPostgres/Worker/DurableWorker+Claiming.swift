@@ -5,25 +5,30 @@
 
     extension DurableWorker {
 
+        /// The most job ids the worker remembers as unreadable (and so leaves unclaimed).
+        static let unreadableMemory = 1_000
+
         /// The claim thread's loop: claim while there are free slots, then wait for a notification, a wake-up
         /// (a slot freed, shutdown) or the poll interval. Its connection is used by this thread only.
         ///
-        /// While a backlog lasts (the last claim got all it asked for), the worker prefetches in batches of
-        /// `concurrency` (``WorkerStateMachine/claimLimit(concurrency:backlog:)``), so that one claim statement
-        /// serves several jobs; a notification or a quiet poll interval ends the backlog.
+        /// Every claimed job starts at once: the worker claims no more than its free slots
+        /// (``WorkerStateMachine/claimLimit(concurrency:)``); when a claim fills them all, the loop claims again as
+        /// soon as an outcome frees one.
         func claimLoop() {
             var connection: PostgresConnection?
             var backoff = 0.05
-            var backlog = false
+            var unreadable: [JobID] = []
             let kinds = queue.registeredKinds
             let lease = Self.seconds(leaseDuration)
+            let starving = Self.seconds(starvationLimit)
             let pollSeconds = Self.seconds(pollInterval)
             let schema = queue.store.schema
             while true {
                 if let coordinator, coordinator.isShutdownRequested {
-                    perform(state.withLock { $0.shutdown(cancelRunning: false) }.action)
+                    perform(
+                        state.withLock { $0.shutdown(cancelRunning: false, now: .now, grace: leaseDuration) }.action)
                 }
-                let limit = state.withLock { $0.claimLimit(concurrency: concurrency, backlog: backlog) }
+                let limit = state.withLock { $0.claimLimit(concurrency: concurrency) }
                 if state.withLock({ $0.phase != .running }) { break }
                 do {
                     if connection == nil || connection?.isOpen == false {
@@ -36,18 +41,32 @@
                     }
                     guard let connection else { continue }
                     if limit > 0 {
-                        let claimed = try queue.store.claim(
-                            kinds: kinds, limit: limit, owner: name, lease: lease, connection)
-                        for job in claimed { launch(job, lease: lease) }
+                        // Taken before the statement is sent: the database's lease starts later, so this estimate
+                        // of its end is never later than the database's.
+                        let sent = ContinuousClock.now
+                        let claim = try queue.store.claim(
+                            kinds: kinds, limit: limit, owner: name, lease: lease, starving: starving,
+                            skip: unreadable, connection)
+                        for job in claim.jobs { launch(job, leaseEnds: sent + leaseDuration) }
+                        for (job, reason) in claim.unreadable {
+                            giveBackUnread(job, reason: reason, leaseEnds: sent + leaseDuration)
+                            unreadable.append(job.id)
+                        }
+                        if unreadable.count > Self.unreadableMemory {
+                            unreadable.removeFirst(unreadable.count - Self.unreadableMemory)
+                        }
                         backoff = 0.05
-                        backlog = claimed.count == limit
-                        if backlog { continue }
+                        // Full: more may be waiting; claim again once a slot is free (an outcome wakes the loop).
+                        if claim.jobs.count + claim.unreadable.count == limit,
+                            state.withLock({ $0.claimLimit(concurrency: concurrency) }) > 0
+                        {
+                            continue
+                        }
                     }
                     let wait = coordinator == nil ? pollSeconds : min(pollSeconds, 0.25)
                     let notifications = try connection.waitForNotifications(
                         timeout: wait, wakeDescriptor: wakePipe.readDescriptor)
-                    let woken = wakePipe.drain()
-                    if !notifications.isEmpty || !woken { backlog = false }
+                    wakePipe.drain()
                     for notification in notifications where notification.channel == schema.cancelChannel {
                         if let raw = Int64(notification.payload) {
                             cancelLocally(JobID(rawValue: raw), cause: .cancelRequested)
@@ -74,26 +93,31 @@
         }
 
         /// Makes the job's procedure and adds it to the local queue, or records why it cannot run.
-        private func launch(_ job: DurableStore.ClaimedJob, lease: TimeInterval) {
+        private func launch(_ job: DurableStore.ClaimedJob, leaseEnds: ContinuousClock.Instant) {
             counters.withLock { $0.claimed += 1 }
             let info = DurableJobInfo(
                 id: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, graph: job.graph,
                 workerName: name)
+            let kind = queue.kind(named: job.kind)
+            let timeout = job.timeout ?? kind?.timeout ?? DurableKind.clamped(.seconds(1_800))
             let run: any DurableRun
             do {
-                guard let kind = queue.kind(named: job.kind) else { throw DurableError.unknownKind(job.kind) }
+                guard let kind else { throw DurableError.unknownKind(job.kind) }
                 if job.input == nil, let source = job.inputFrom { throw DurableError.inputSourceUnavailable(source) }
                 run = try kind.makeRun(info, job.input)
             } catch {
-                let placeholder = Procedure()
                 state.withLock {
-                    $0.claimed(job, procedure: placeholder, leaseEnds: .now + .seconds(lease))
+                    $0.claimed(job, procedure: nil, timeout: timeout, leaseEnds: leaseEnds, now: .now)
                 }
                 outcomeLane.queue.async { [self] in record(.failure([error]), for: job, info: info, run: nil) }
                 return
             }
             let procedure = run.procedure
-            state.withLock { $0.claimed(job, procedure: procedure, leaseEnds: .now + .seconds(lease)) }
+            let deadline = state.withLock { machine -> ContinuousClock.Instant? in
+                machine.claimed(job, procedure: procedure, timeout: timeout, leaseEnds: leaseEnds, now: .now)
+                return machine.nextDeadline
+            }
+            if let deadline { deadlines.withLock { $0 }?.schedule(deadline) }
             procedure.addDidFinishBlockObserver { [self] procedure, errors in
                 procedureFinished(job, info: info, run: run, cancelled: procedure.isCancelled, errors: errors)
             }
@@ -104,9 +128,34 @@
             procedureQueue.add(procedure: procedure)
         }
 
+        /// A claimed job this build cannot read: given back without spending its attempt (on the outcome thread,
+        /// retried while the database is unreachable, its lease renewed meanwhile).
+        private func giveBackUnread(_ job: DurableStore.ClaimedJob, reason: String, leaseEnds: ContinuousClock.Instant)
+        {
+            counters.withLock { $0.unreadable += 1 }
+            log(
+                .warning,
+                "\(DurableError.unreadableJob(job.id, reason: reason)); giving it back without spending an attempt, "
+                    + "and leaving it to other workers")
+            let info = DurableJobInfo(
+                id: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, graph: job.graph,
+                workerName: name)
+            state.withLock {
+                $0.claimed(job, procedure: nil, timeout: .seconds(1), leaseEnds: leaseEnds, now: .now)
+            }
+            outcomeLane.queue.async { [self] in record(.release, for: job, info: info, run: nil) }
+        }
+
         /// Cancels a job's procedure for `cause`, unless the worker already cancelled it.
         func cancelLocally(_ id: JobID, cause: WorkerStateMachine.CancelCause) {
-            guard let procedure = state.withLock({ $0.cancel(id, cause: cause) }) else { return }
+            let (procedure, timeout, deadline) = state.withLock { machine in
+                (
+                    machine.cancel(id, cause: cause, now: .now, grace: leaseDuration), machine.jobs[id]?.timeout,
+                    machine.nextDeadline
+                )
+            }
+            guard let procedure else { return }
+            if let deadline { deadlines.withLock { $0 }?.schedule(deadline) }
             switch cause {
             case .leaseLost:
                 log(.warning, "lost the lease on \(id); cancelling its procedure")
@@ -115,6 +164,8 @@
                 procedure.cancel(with: DurableError.cancelledByRequest(id))
             case .shutdown:
                 procedure.cancel(with: DurableError.workerShuttingDown)
+            case .timedOut:
+                procedure.cancel(with: DurableError.timedOut(id, after: timeout ?? .zero))
             }
         }
     }

@@ -20,7 +20,16 @@
             _ job: DurableStore.ClaimedJob, info: DurableJobInfo, run: any DurableRun, cancelled: Bool,
             errors: [any Error]
         ) {
-            let (cause, draining) = state.withLock { ($0.cause(of: job.id), $0.phase != .running) }
+            let (toRecord, cause, timeout, draining) = state.withLock { machine in
+                let held = machine.jobs[job.id]
+                return (machine.procedureFinished(job.id), held?.cause, held?.timeout, machine.phase != .running)
+            }
+            guard toRecord else {
+                // Given up already (its outcome recorded first on the outcome thread, or nothing to record): the
+                // slot is free now, after that record.
+                outcomeLane.queue.async { [self] in freeSlot(of: job) }
+                return
+            }
             let outcome: Outcome
             switch cause {
             case .leaseLost:
@@ -29,6 +38,8 @@
                 outcome = .cancelled(reason: "cancelled by request")
             case .shutdown:
                 outcome = .release
+            case .timedOut:
+                outcome = .failure([DurableError.timedOut(job.id, after: timeout ?? .zero)])
             case nil:
                 if cancelled && (draining || errors.contains(where: Self.isShutdownError)) {
                     outcome = .release
@@ -46,6 +57,34 @@
             outcomeLane.queue.async { [self] in record(outcome, for: job, info: info, run: run) }
         }
 
+        /// Gives up a job whose procedure did not stop by its deadline after being cancelled for `cause`: records
+        /// what the cause calls for, now, so that the job can run elsewhere; the procedure keeps its slot until
+        /// it finishes (``procedureFinished(_:info:run:cancelled:errors:)`` then frees it).
+        func giveUp(_ job: DurableStore.ClaimedJob, cause: WorkerStateMachine.CancelCause, timeout: Duration) {
+            let grace = Self.seconds(leaseDuration)
+            log(
+                .fatal,
+                "the procedure of \(job.id) did not stop within \(grace) s of its cancellation (\(cause)): the job "
+                    + "is given up, and its slot stays taken until the procedure finishes")
+            let outcome: Outcome
+            switch cause {
+            case .timedOut:
+                outcome = .failure([
+                    DurableError.timedOut(job.id, after: timeout), ProcedureDidNotStop(gracePeriod: grace),
+                ])
+            case .cancelRequested:
+                outcome = .cancelled(reason: "cancelled by request (its procedure did not stop; given up)")
+            case .shutdown:
+                outcome = .release
+            case .leaseLost:
+                return
+            }
+            let info = DurableJobInfo(
+                id: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, graph: job.graph,
+                workerName: name)
+            outcomeLane.queue.async { [self] in record(outcome, for: job, info: info, run: nil, freesSlot: false) }
+        }
+
         /// Counts an outcome under `recorded` when it was recorded, else under `otherwise`.
         private func tally(
             _ wasRecorded: Bool, _ recorded: WritableKeyPath<Statistics, Int>,
@@ -60,13 +99,21 @@
             return error.context == .shutdownRequested || error.context == .shutdownGracePeriodExpired
         }
 
-        /// Records `outcome` (on the outcome thread), retrying while the database is unreachable, then frees the
-        /// job's slot.
-        func record(_ outcome: Outcome, for job: DurableStore.ClaimedJob, info: DurableJobInfo, run: (any DurableRun)?)
-        {
+        /// Records `outcome` (on the outcome thread), then frees the job's slot unless `freesSlot` is false.
+        ///
+        /// - A transient error (connection lost, serialization failure, deadlock), in the completion hook too,
+        ///   retries the whole outcome, with backoff, for up to three leases.
+        /// - An outcome the database refuses for good (an output `jsonb` rejects), or one still failing after
+        ///   three leases, is recorded as a failed attempt carrying the reason instead; a failure refused in turn
+        ///   is recorded with the reason alone; only then is the job left to its lease.
+        func record(
+            _ outcome: Outcome, for job: DurableStore.ClaimedJob, info: DurableJobInfo, run: (any DurableRun)?,
+            freesSlot: Bool = true
+        ) {
             var outcome = outcome
             let deadline = ContinuousClock.now + leaseDuration * 3
             var backoff = 0.05
+            var refusals = 0
             while true {
                 do {
                     let next = try outcomeLane.onQueue { connection in
@@ -76,28 +123,54 @@
                     outcome = next  // the completion hook threw: record the failure instead
                 } catch {
                     let transient = (error as? PostgresError)?.isTransient ?? false
-                    guard transient, ContinuousClock.now < deadline else {
-                        log(.warning, "could not record the outcome of \(job.id): \(error); its lease will expire")
+                    if transient, ContinuousClock.now < deadline {
+                        Thread.sleep(forTimeInterval: backoff)
+                        backoff = min(backoff * 2, 2)
+                        continue
+                    }
+                    guard let fallback = Self.fallback(for: outcome, of: job, after: error, refusals: refusals) else {
+                        log(.fatal, "could not record the outcome of \(job.id): \(error); its lease will expire")
                         break
                     }
-                    Thread.sleep(forTimeInterval: backoff)
-                    backoff = min(backoff * 2, 2)
+                    log(.warning, "the outcome of \(job.id) could not be recorded (\(error)); recording a failure")
+                    refusals += 1
+                    outcome = fallback
                 }
             }
-            let (action, held) = state.withLock { ($0.finished(job.id), $0.jobs.count) }
-            perform(action)
-            // PERF(W16): wake the claim loop only when it may claim: a run slot is free (no backlog), or the
-            // prefetched jobs are down to one batch (a backlog). A wake per finished job cost a context switch each.
-            if held <= concurrency { wakePipe.wake() }
+            if freesSlot { freeSlot(of: job) }
+        }
+
+        /// The job is gone from this worker: its slot is free, and the claim loop may fill it.
+        private func freeSlot(of job: DurableStore.ClaimedJob) {
+            perform(state.withLock { $0.finished(job.id) })
+            wakePipe.wake()
+        }
+
+        /// What to record instead of `outcome` after `error` refused it: a failed attempt naming the error, then
+        /// one with the error's class alone (the first may have been refused for the user's text); then nothing.
+        private static func fallback(
+            for outcome: Outcome, of job: DurableStore.ClaimedJob, after error: any Error, refusals: Int
+        ) -> Outcome? {
+            switch (outcome, refusals) {
+            case (.success, 0), (.cancelled, 0):
+                return .failure([DurableError.outcomeRejected(job.id, reason: "\(error)")])
+            case (.failure, 0), (.failure, 1):
+                let code = (error as? PostgresError).map { "\($0.kind) \($0.sqlState ?? "")" } ?? "\(type(of: error))"
+                return .failure([DurableError.outcomeRejected(job.id, reason: "the database refused it (\(code))")])
+            default:
+                return nil
+            }
         }
 
         /// Applies one outcome in one transaction. Returns a further outcome to apply when the completion hook
-        /// failed (the completion was rolled back).
+        /// failed for a reason of its own (the completion was rolled back); a transient database error in the hook
+        /// is thrown, so that the whole completion is tried again.
         private func apply(
             _ outcome: Outcome, for job: DurableStore.ClaimedJob, info: DurableJobInfo, run: (any DurableRun)?,
             _ connection: PostgresConnection
         ) throws -> Outcome? {
             let store = queue.store
+            let starving = Self.seconds(starvationLimit)
             switch outcome {
             case .abandon:
                 counters.withLock { $0.leasesLost += 1 }
@@ -106,10 +179,16 @@
                 struct HookFailed: Error { let error: any Error }
                 do {
                     let recorded = try connection.transaction { connection -> Bool in
-                        guard try store.complete(job.id, token: job.token, output: json, connection) else {
-                            return false
+                        guard
+                            try store.complete(job.id, token: job.token, output: json, starving: starving, connection)
+                        else { return false }
+                        do {
+                            try run?.willComplete(info, connection)
+                        } catch let error as PostgresError where error.isTransient || !connection.isOpen {
+                            throw error
+                        } catch {
+                            throw HookFailed(error: error)
                         }
-                        do { try run?.willComplete(info, connection) } catch { throw HookFailed(error: error) }
                         return true
                     }
                     tally(recorded, \.completed, else: \.leasesLost)
@@ -121,26 +200,30 @@
             case .failure(let errors):
                 let permanent = errors.contains { ($0 as? DurableError)?.isPermanent ?? false }
                 let text = errors.map { "attempt \(job.attempt): \($0)" }.joined(separator: "; ")
-                let state = try connection.transaction { connection in
-                    try store.fail(
-                        job.id, token: job.token, error: text, delay: job.retry.delay(afterAttempt: job.attempt),
-                        permanent: permanent, connection)
-                }
+                // One statement (a function call): atomic without a transaction of its own.
+                let state = try store.fail(
+                    job.id, token: job.token, error: text, delay: job.retry.delay(afterAttempt: job.attempt),
+                    permanent: permanent, starving: starving, connection)
                 tally(state != nil, \.failed, else: \.leasesLost)
                 return nil
             case .cancelled(let reason):
-                let recorded = try connection.transaction { connection in
-                    try store.cancelRunning(job.id, token: job.token, reason: reason, connection)
-                }
+                let recorded = try store.cancelRunning(
+                    job.id, token: job.token, reason: reason, starving: starving, connection)
                 tally(recorded, \.cancelled, else: \.leasesLost)
                 return nil
             case .release:
-                let recorded = try connection.transaction { connection in
-                    try store.release(job.id, token: job.token, connection)
-                }
+                let recorded = try store.release(job.id, token: job.token, starving: starving, connection)
                 tally(recorded, \.released, else: \.leasesLost)
                 return nil
             }
+        }
+    }
+
+    /// Why a given-up job's attempt failed besides its timeout.
+    struct ProcedureDidNotStop: Error, CustomStringConvertible {
+        let gracePeriod: TimeInterval
+        var description: String {
+            "its procedure did not stop within \(gracePeriod) s of being cancelled, so the job was given up"
         }
     }
 #endif

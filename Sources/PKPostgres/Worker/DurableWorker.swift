@@ -8,20 +8,24 @@
     /// normal procedure on a local `ProcedureQueue`, holding a lease on it that it renews while the procedure runs.
     ///
     /// - **Claiming**: `FOR UPDATE SKIP LOCKED`, only registered kinds (old and new workers coexist during a
-    ///   deploy), woken by `LISTEN`/`NOTIFY` with a fallback poll every ``pollInterval``. While jobs are waiting
-    ///   in the database (a backlog), a worker holds up to twice ``concurrency`` jobs: the extra ones wait on its
-    ///   local queue, leased, so that one claim serves several jobs.
+    ///   deploy), woken by `LISTEN`/`NOTIFY` with a fallback poll every ``pollInterval``. A worker claims only as
+    ///   many jobs as it has free slots, so every claimed job starts at once: no attempt is spent and no category
+    ///   held by a job that waits. A job due for longer than ``starvationLimit`` is claimed before younger jobs of
+    ///   any priority, and the exclusive categories it waits for are kept for it.
     /// - **Leases and fencing**: each claim takes a new fencing token; every state change names it, so an outcome
     ///   is recorded once even when a job was run twice. A lease that cannot be renewed cancels the local
-    ///   procedure and its outcome is discarded.
+    ///   procedure and its outcome is discarded. Renewal never waits for a row lock.
+    /// - **Timeouts**: an attempt that runs longer than its timeout is cancelled and fails; one whose procedure
+    ///   ignores a cancellation for a lease is given up so that it can run elsewhere (``Statistics/stuck``).
     /// - **Recovery**: the elected reaper (any worker holding an advisory lock) requeues jobs whose leases expired,
-    ///   within about ``leaseDuration``, or fails them when their attempts are spent.
+    ///   within about ``leaseDuration``, or fails them when their attempts are spent, in batches, on a connection
+    ///   of its own.
     /// - **Shutdown**: ``shutdown(gracePeriod:)``, or a `ShutdownCoordinator` given at creation: stop claiming,
     ///   let running jobs finish, then cancel the rest and give them back without spending an attempt.
     ///
-    /// Its database work runs on three threads of its own (claims, outcomes, heartbeats), each with one
-    /// connection; never on the cooperative pool or the procedure queue's threads. Thread-safe. A started worker
-    /// keeps itself alive until it has stopped.
+    /// Its database work runs on four threads of its own (claims, outcomes, heartbeats, maintenance), each with
+    /// one connection; never on the cooperative pool or the procedure queue's threads. Thread-safe. A started
+    /// worker keeps itself alive until it has stopped.
     public final class DurableWorker: Sendable {
         /// The name leases are taken under (shown in ``DurableJobSnapshot/leaseOwner``); unique per process.
         public let name: String
@@ -31,6 +35,9 @@
         public let leaseDuration: Duration
         /// How often the worker looks for jobs when no notification arrives.
         public let pollInterval: Duration
+        /// How long a due job may wait before it is claimed ahead of younger jobs of any priority, and the
+        /// exclusive categories it waits for are kept for it: the bound on starvation.
+        public let starvationLimit: Duration
         /// The local queue the jobs' procedures run on: add queue observers or a trace recorder to it.
         public let procedureQueue: ProcedureQueue
         /// The queue whose kinds the worker runs.
@@ -41,6 +48,10 @@
         let wakePipe = WakePipe()
         let outcomeLane: DatabaseLane
         let heartbeatLane: DatabaseLane
+        /// The elected reaper's batches and the stranded-waiter sweep: never on the heartbeat's connection.
+        let maintenanceLane: DatabaseLane
+        /// Fires at job deadlines (timeouts, and the grace after a cancellation).
+        let deadlines = PKMutex<DeadlineTimer?>(nil)
         let stopWaiters = PKMutex<StopWaiters>(StopWaiters())
         let counters = PKMutex(Statistics())
 
@@ -66,6 +77,14 @@
             public var leasesLost = 0
             /// Expired leases this worker's reaper handled.
             public var reaped = 0
+            /// Attempts cancelled because they ran longer than their timeout.
+            public var timedOut = 0
+            /// Jobs this build could not read (a retry policy written by a newer version): given back without
+            /// spending an attempt, and no longer claimed by this worker.
+            public var unreadable = 0
+            /// Now: jobs given up because their procedures did not stop after a cancellation (a timeout, a lost
+            /// lease); each still takes one of the worker's slots until its procedure finishes.
+            public var stuck = 0
         }
 
         /// Creates a worker for `queue`'s registered kinds.
@@ -77,13 +96,16 @@
         ///   - leaseDuration: How long a job stays this worker's without a heartbeat (default 30 s; at least
         ///     0.3 s). A crashed worker's jobs run again about this long after the crash.
         ///   - pollInterval: The fallback poll when no notification arrives (default 1 s; 10 ms to 60 s).
+        ///   - starvationLimit: How long a due job may wait before it goes ahead of younger jobs of any priority
+        ///     and keeps the exclusive categories it waits for (default 60 s; 1 ms to one day).
         ///   - shutdownCoordinator: When given, shutdown follows it: the worker stops claiming as soon as shutdown
         ///     is requested, its running procedures are watched (`BackgroundObserver`, cancelled when the grace
         ///     period expires), and jobs cancelled by it are given back without spending an attempt.
         /// - Throws: ``DurableError/invalidOption(_:)`` for out-of-range values.
         public init(
             queue: DurableQueue, name: String? = nil, concurrency: Int = 4, leaseDuration: Duration = .seconds(30),
-            pollInterval: Duration = .seconds(1), shutdownCoordinator: ShutdownCoordinator? = nil
+            pollInterval: Duration = .seconds(1), starvationLimit: Duration = .seconds(60),
+            shutdownCoordinator: ShutdownCoordinator? = nil
         ) throws {
             guard concurrency >= 1, concurrency <= 10_000 else {
                 throw DurableError.invalidOption("concurrency must be between 1 and 10,000, not \(concurrency)")
@@ -94,25 +116,45 @@
             guard pollInterval >= .milliseconds(10), pollInterval <= .seconds(60) else {
                 throw DurableError.invalidOption("pollInterval must be between 10 ms and 60 s")
             }
+            guard starvationLimit >= .milliseconds(1), starvationLimit <= .seconds(86_400) else {
+                throw DurableError.invalidOption("starvationLimit must be between 1 ms and one day")
+            }
             let host = ProcessInfo.processInfo.hostName
             self.name = name ?? "\(host):\(getpid()):\(UInt16.random(in: 0...UInt16.max))"
             self.queue = queue
             self.concurrency = concurrency
             self.leaseDuration = leaseDuration
             self.pollInterval = pollInterval
+            self.starvationLimit = starvationLimit
             coordinator = shutdownCoordinator
             procedureQueue = ProcedureQueue(name: "PKPostgres.DurableWorker", maxConcurrentOperationCount: concurrency)
             let migrator = queue.migrator
             outcomeLane = DatabaseLane(
                 label: "PKPostgres.DurableWorker.outcomes", connectionString: queue.connectionString
             ) { try migrator.ensure($0) }
+            // A heartbeat never waits for a row lock (SKIP LOCKED); these bound what else could hold it (a table
+            // lock taken by a migration or by hand) to well under a lease.
+            let lockTimeout = max(100, Int(Self.seconds(leaseDuration) * 1_000 / 6))
+            let statementTimeout = max(1_000, Int(Self.seconds(leaseDuration) * 1_000 / 3))
             heartbeatLane = DatabaseLane(
                 label: "PKPostgres.DurableWorker.heartbeat", connectionString: queue.connectionString
+            ) { connection in
+                try migrator.ensure(connection)
+                try connection.execute("SET lock_timeout = \(lockTimeout)")
+                try connection.execute("SET statement_timeout = \(statementTimeout)")
+            }
+            maintenanceLane = DatabaseLane(
+                label: "PKPostgres.DurableWorker.maintenance", connectionString: queue.connectionString
             ) { try migrator.ensure($0) }
         }
 
         /// What the worker has done so far.
-        public var statistics: Statistics { counters.withLock { $0 } }
+        public var statistics: Statistics {
+            let stuck = state.withLock { $0.stuckCount }
+            var statistics = counters.withLock { $0 }
+            statistics.stuck = stuck
+            return statistics
+        }
 
         /// The jobs running now.
         public var runningJobs: [JobID] { state.withLock { Array($0.jobs.keys) }.sorted() }
@@ -125,16 +167,18 @@
                 throw DurableError.invalidOption("register at least one procedure type before starting a worker")
             }
             guard state.withLock({ $0.start() }) else { return }
+            deadlines.withLock { $0 = DeadlineTimer { [weak self] in self?.deadlinesPassed() } }
             let thread = Thread { [self] in claimLoop() }
             thread.name = "PKPostgres.DurableWorker.claims"
             thread.start()
             startHeartbeat()
+            startMaintenance()
         }
 
         /// Stops claiming, waits up to `gracePeriod` for running jobs to finish, then cancels the rest and gives
         /// them back to the queue without spending an attempt. Returns at once; ``waitUntilStopped()`` waits.
         public func shutdown(gracePeriod: Duration = .seconds(10)) {
-            perform(state.withLock { $0.shutdown(cancelRunning: false) }.action)
+            perform(state.withLock { $0.shutdown(cancelRunning: false, now: .now, grace: leaseDuration) }.action)
             wakePipe.wake()
             let seconds = Self.seconds(gracePeriod)
             DispatchQueue.global().asyncAfter(deadline: .now() + max(0, min(seconds, 86_400))) { [weak self] in
@@ -144,8 +188,11 @@
 
         /// Cancels the running jobs now for shutdown (they are given back without spending an attempt).
         func cancelForShutdown() {
-            let (procedures, action) = state.withLock { $0.shutdown(cancelRunning: true) }
+            let (procedures, action) = state.withLock {
+                $0.shutdown(cancelRunning: true, now: .now, grace: leaseDuration)
+            }
             for procedure in procedures { procedure.cancel(with: DurableError.workerShuttingDown) }
+            scheduleDeadlines()
             perform(action)
         }
 
@@ -186,6 +233,8 @@
                 }
                 outcomeLane.close()
                 heartbeatLane.close()
+                maintenanceLane.close()
+                deadlines.withLock { $0.take() }?.stop()
                 for continuation in waiters.continuations { continuation.resume() }
                 for semaphore in waiters.semaphores { semaphore.signal() }
             }

@@ -1,14 +1,21 @@
 #if Postgres
     import PKCore
 
-    /// The life of a ``DurableWorker`` and of the jobs it holds, as a value: no locks, no threads, no clocks.
+    /// The life of a ``DurableWorker`` and of the jobs it holds, as a value: no locks, no threads, no clocks (the
+    /// owner passes instants in).
     ///
     /// ```
     /// idle ─start─▶ running ─shutdown─▶ draining ─(claim loop ended, no job left)─▶ stopped
     /// ```
-    /// A job enters at its claim and leaves when its outcome is recorded; why it was cancelled, if it was, is kept
-    /// with it, because that decides the outcome (lease lost: record nothing; cancel requested: cancelled;
-    /// shutdown: released without spending the attempt).
+    /// A job enters at its claim and leaves once its outcome is recorded (or, given up, once its procedure has
+    /// finished). On the way it is in one ``Stage``:
+    /// ```
+    /// running ─(procedure finished)─▶ recording ─(outcome recorded)─▶ gone
+    ///    └──(deadline passed after a cancellation)─▶ abandoned ─(procedure finished)─▶ gone
+    /// ```
+    /// Why the worker cancelled a job, if it did, is kept with it, because that decides the outcome (lease lost:
+    /// record nothing; cancel requested: cancelled; shutdown: released without spending the attempt; timed out:
+    /// a failed attempt).
     struct WorkerStateMachine {
         enum Phase: Equatable {
             case idle
@@ -22,14 +29,36 @@
             case leaseLost
             case cancelRequested
             case shutdown
+            case timedOut
+        }
+
+        /// Where a held job is.
+        enum Stage: Equatable {
+            /// Its procedure runs.
+            case running
+            /// Its procedure finished (or never started, for a job given back unread): the outcome is being
+            /// recorded. Its lease is still renewed.
+            case recording
+            /// Its procedure was cancelled and did not stop by its deadline: the job was given up (its outcome
+            /// recorded, or, for a lost lease, nothing to record) and is no longer renewed, but the procedure still
+            /// takes a slot until it finishes.
+            case abandoned
         }
 
         struct Job {
             let claimed: DurableStore.ClaimedJob
-            let procedure: Procedure
+            /// `nil` for a job given back without running (this build cannot read it).
+            let procedure: Procedure?
+            /// How long an attempt may run.
+            let timeout: Duration
             var cause: CancelCause?
-            /// This worker's estimate of when the lease ends, by its own monotonic clock.
+            var stage: Stage
+            /// This worker's estimate of when the lease ends, by its own monotonic clock: never later than the
+            /// database's (it counts from before the statement that took or renewed the lease was sent).
             var leaseEnds: ContinuousClock.Instant
+            /// While running: when the procedure is cancelled for its timeout, or, once cancelled for any cause,
+            /// when it is given up if it has not finished.
+            var deadline: ContinuousClock.Instant?
         }
 
         private(set) var phase: Phase = .idle
@@ -37,10 +66,19 @@
         private(set) var claimLoopRunning = false
 
         /// What the owner does after an event.
-        enum Action {
+        enum Action: Equatable {
             case none
             /// Stop the heartbeat, close the connections, resume the waiters.
             case finishStopping
+        }
+
+        /// What to do about a deadline that passed.
+        enum DeadlineAction {
+            /// Cancel the procedure: its attempt ran longer than `timeout`.
+            case cancelForTimeout(JobID, Procedure, timeout: Duration)
+            /// The procedure did not stop after being cancelled for `cause`: give the job up (record what `cause`
+            /// calls for) and leave its procedure to finish in its slot.
+            case giveUp(DurableStore.ClaimedJob, cause: CancelCause, timeout: Duration)
         }
 
         mutating func start() -> Bool {
@@ -54,8 +92,11 @@
             }
         }
 
-        /// Begins the shutdown; returns the procedures to cancel now when `cancelRunning`.
-        mutating func shutdown(cancelRunning: Bool) -> (procedures: [Procedure], action: Action) {
+        /// Begins the shutdown; when `cancelRunning`, returns the procedures to cancel now, whose deadline becomes
+        /// `now + grace` at the latest.
+        mutating func shutdown(cancelRunning: Bool, now: ContinuousClock.Instant, grace: Duration)
+            -> (procedures: [Procedure], action: Action)
+        {
             switch phase {
             case .idle:
                 phase = .stopped
@@ -64,9 +105,9 @@
                 phase = .draining
                 guard cancelRunning else { return ([], stopIfDone()) }
                 var procedures: [Procedure] = []
-                for (id, job) in jobs where job.cause == nil {
-                    jobs[id]?.cause = .shutdown
-                    procedures.append(job.procedure)
+                for (id, job) in jobs where job.cause == nil && job.stage == .running {
+                    guard let procedure = cancel(id, cause: .shutdown, now: now, grace: grace) else { continue }
+                    procedures.append(procedure)
                 }
                 return (procedures, stopIfDone())
             case .stopped:
@@ -74,49 +115,105 @@
             }
         }
 
-        /// How many more jobs the claim loop may take; 0 once shutting down.
-        func freeSlots(concurrency: Int) -> Int {
+        /// How many jobs the claim loop asks for now: as many as there are free slots (a slot stays taken by a
+        /// job until its outcome is recorded, or by a given-up procedure until it finishes); 0 once shutting down.
+        /// Jobs are claimed only to start at once, so no attempt is spent and no category held by a job that
+        /// waits on this worker.
+        func claimLimit(concurrency: Int) -> Int {
             phase == .running ? max(0, concurrency - jobs.count) : 0
         }
 
-        /// How many jobs the claim loop asks for now; 0 once shutting down. Without a backlog, as many as there are
-        /// free slots. In a backlog (the last claim got all it asked for) the worker prefetches: once no more than
-        /// `concurrency` jobs are held it asks for enough to hold twice that, so that one claim statement serves
-        /// `concurrency` jobs; the extra jobs wait on the local queue, leased and heartbeated.
-        func claimLimit(concurrency: Int, backlog: Bool) -> Int {
-            guard phase == .running else { return 0 }
-            guard backlog else { return max(0, concurrency - jobs.count) }
-            return jobs.count <= concurrency ? 2 * concurrency - jobs.count : 0
+        /// A claimed job whose procedure starts now (or, with `procedure` `nil`, a job to give back unread, whose
+        /// outcome is recorded at once).
+        mutating func claimed(
+            _ job: DurableStore.ClaimedJob, procedure: Procedure?, timeout: Duration,
+            leaseEnds: ContinuousClock.Instant, now: ContinuousClock.Instant
+        ) {
+            jobs[job.id] = Job(
+                claimed: job, procedure: procedure, timeout: timeout, cause: nil,
+                stage: procedure == nil ? .recording : .running, leaseEnds: leaseEnds,
+                deadline: procedure == nil ? nil : now + timeout)
         }
 
-        mutating func claimed(_ job: DurableStore.ClaimedJob, procedure: Procedure, leaseEnds: ContinuousClock.Instant)
+        /// Marks a job cancelled for `cause`; returns its procedure when it was running and not already
+        /// cancelled by the worker. Its deadline becomes `now + grace` at the latest.
+        mutating func cancel(_ id: JobID, cause: CancelCause, now: ContinuousClock.Instant, grace: Duration)
+            -> Procedure?
         {
-            jobs[job.id] = Job(claimed: job, procedure: procedure, cause: nil, leaseEnds: leaseEnds)
-        }
-
-        /// Marks a job cancelled for `cause`; returns its procedure when it was not already cancelled by the worker.
-        mutating func cancel(_ id: JobID, cause: CancelCause) -> Procedure? {
-            guard let job = jobs[id], job.cause == nil else { return nil }
-            jobs[id]?.cause = cause
-            return job.procedure
+            guard var job = jobs[id], job.cause == nil, job.stage == .running, let procedure = job.procedure else {
+                return nil
+            }
+            job.cause = cause
+            job.deadline = min(job.deadline ?? now + grace, now + grace)
+            jobs[id] = job
+            return procedure
         }
 
         func cause(of id: JobID) -> CancelCause? { jobs[id]?.cause }
 
-        /// The jobs whose leases to renew: those not given up.
-        var heldLeases: [(JobID, Int64)] {
-            jobs.values.filter { $0.cause != .leaseLost }.map { ($0.claimed.id, $0.claimed.token) }
+        func stage(of id: JobID) -> Stage? { jobs[id]?.stage }
+
+        /// The job's procedure finished: its outcome is recorded next. Returns `false` when the job was given up
+        /// (its outcome already recorded, or not to be): then nothing is recorded, the slot is just freed.
+        mutating func procedureFinished(_ id: JobID) -> Bool {
+            guard let job = jobs[id] else { return false }
+            switch job.stage {
+            case .running:
+                jobs[id]?.stage = .recording
+                jobs[id]?.deadline = nil
+                return true
+            case .recording, .abandoned:
+                return false
+            }
         }
+
+        /// The jobs whose leases to renew: those neither lost nor given up.
+        var heldLeases: [(JobID, Int64)] {
+            jobs.values.filter { $0.cause != .leaseLost && $0.stage != .abandoned }.map {
+                ($0.claimed.id, $0.claimed.token)
+            }
+        }
+
+        /// Jobs given up whose procedures have not finished: each holds a slot.
+        var stuckCount: Int { jobs.values.count { $0.stage == .abandoned } }
 
         mutating func leaseRenewed(_ id: JobID, until instant: ContinuousClock.Instant) {
             jobs[id]?.leaseEnds = instant
         }
 
-        /// The jobs whose leases ended by this worker's clock without a renewal.
+        /// The running jobs whose leases ended by this worker's clock without a renewal. (A job whose outcome is
+        /// being recorded is left alone: the recording is fenced, and its row may be locked by the recording
+        /// itself.)
         func expiredLeases(at now: ContinuousClock.Instant) -> [JobID] {
-            jobs.values.filter { $0.cause != .leaseLost && $0.leaseEnds < now }.map(\.claimed.id)
+            jobs.values.filter { $0.stage == .running && $0.cause != .leaseLost && $0.leaseEnds < now }.map(
+                \.claimed.id)
         }
 
+        /// Handles every deadline passed at `now`: a running job without a cause is cancelled for its timeout
+        /// (and gets `grace` to stop); one already cancelled is given up.
+        mutating func deadlinesPassed(at now: ContinuousClock.Instant, grace: Duration) -> [DeadlineAction] {
+            var actions: [DeadlineAction] = []
+            for (id, job) in jobs where job.stage == .running {
+                guard let deadline = job.deadline, deadline <= now, let procedure = job.procedure else { continue }
+                if let cause = job.cause {
+                    jobs[id]?.stage = .abandoned
+                    jobs[id]?.deadline = nil
+                    actions.append(.giveUp(job.claimed, cause: cause, timeout: job.timeout))
+                } else {
+                    jobs[id]?.cause = .timedOut
+                    jobs[id]?.deadline = now + grace
+                    actions.append(.cancelForTimeout(id, procedure, timeout: job.timeout))
+                }
+            }
+            return actions
+        }
+
+        /// The earliest deadline of a running job, if any.
+        var nextDeadline: ContinuousClock.Instant? {
+            jobs.values.compactMap { $0.stage == .running ? $0.deadline : nil }.min()
+        }
+
+        /// The job is gone: its outcome was recorded, or its given-up procedure finished.
         mutating func finished(_ id: JobID) -> Action {
             jobs[id] = nil
             return stopIfDone()

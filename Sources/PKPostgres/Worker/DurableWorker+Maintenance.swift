@@ -1,0 +1,80 @@
+#if Postgres
+    import Dispatch
+    import Foundation
+    import PKCore
+
+    extension DurableWorker {
+
+        /// How many expired leases the reaper handles in one transaction.
+        static let reaperBatch = 200
+
+        /// Starts the maintenance cycle: every third of the lease, if this worker is elected (it holds the
+        /// reaper's advisory lock for the transaction), requeue expired leases in batches, then wake jobs left
+        /// waiting for categories nobody holds. On a connection of its own, so the heartbeat never waits for it.
+        func startMaintenance() {
+            let period = max(0.05, Self.seconds(leaseDuration) / 3)
+            maintenanceLane.queue.asyncAfter(deadline: .now() + period) { [self] in
+                guard !stopWaiters.withLock({ $0.stopped }) else { return }
+                maintain()
+                startMaintenance()
+            }
+        }
+
+        /// One maintenance cycle, on the maintenance lane's queue.
+        private func maintain() {
+            let starving = Self.seconds(starvationLimit)
+            do {
+                var total = 0
+                // Batches until one comes back short (or another worker took the lock), so that after a long
+                // outage the backlog of expired leases is worked through in small transactions.
+                while !stopWaiters.withLock({ $0.stopped }) {
+                    guard
+                        let reaped = try maintenanceLane.onQueue({
+                            try queue.store.reapExpiredLeases(batch: Self.reaperBatch, starving: starving, $0)
+                        })
+                    else { break }
+                    total += reaped
+                    if reaped < Self.reaperBatch { break }
+                }
+                if total > 0 {
+                    counters.withLock { $0.reaped += total }
+                    log(.info, "requeued or failed \(total) job(s) whose leases expired")
+                }
+                if let woken = try maintenanceLane.onQueue({ try queue.store.wakeStrandedWaiters(batch: 100, $0) }),
+                    woken > 0
+                {
+                    log(.warning, "woke \(woken) job(s) left waiting for categories nobody holds")
+                }
+            } catch {
+                log(.warning, "maintenance failed: \(error)")
+            }
+        }
+
+        // MARK: - Deadlines
+
+        /// The deadline timer fired (on its queue): cancel jobs that ran past their timeout, give up those that
+        /// did not stop in time after a cancellation. Returns the next deadline.
+        func deadlinesPassed() -> ContinuousClock.Instant? {
+            let (actions, next) = state.withLock { machine in
+                (machine.deadlinesPassed(at: .now, grace: leaseDuration), machine.nextDeadline)
+            }
+            for action in actions {
+                switch action {
+                case .cancelForTimeout(let id, let procedure, let timeout):
+                    counters.withLock { $0.timedOut += 1 }
+                    log(.warning, "\(id) ran longer than its timeout of \(Self.seconds(timeout)) s; cancelling it")
+                    procedure.cancel(with: DurableError.timedOut(id, after: timeout))
+                case .giveUp(let job, let cause, let timeout):
+                    giveUp(job, cause: cause, timeout: timeout)
+                }
+            }
+            return next
+        }
+
+        /// Arms the deadline timer for the earliest deadline, if any.
+        func scheduleDeadlines() {
+            guard let next = state.withLock({ $0.nextDeadline }) else { return }
+            deadlines.withLock { $0 }?.schedule(next)
+        }
+    }
+#endif
