@@ -190,6 +190,65 @@ import Foundation
 #endif
 
 #if Postgres
+    /// W22: what one claim costs when the table also holds 100,000 jobs due tomorrow and 100,000 jobs of a kind no
+    /// worker runs, against the same claim on a table holding only the job it takes. Both claims run the worker's
+    /// own code (`DurableStore.claim`, one call of the schema's `claim_jobs`); only the claims are timed.
+    struct ClaimCostBench {
+        let empty: DurableBench
+        let crowded: DurableBench
+
+        init(url: String) throws {
+            empty = try DurableBench(url: url)
+            crowded = try DurableBench(url: url)
+            let retry = String(decoding: try JSONEncoder().encode(DurableRetryPolicy.never), as: UTF8.self)
+            let connection = try PostgresConnection(url)
+            defer { connection.close() }
+            // At a higher priority than the job claimed, so that an index walked in priority order meets them first.
+            try connection.execute(
+                """
+                INSERT INTO \(crowded.schema).jobs (kind, state, priority, run_at, input, retry)
+                SELECT $1, 'scheduled', 10, now() + interval '1 day', '{}', $2::jsonb FROM generate_series(1, 100000)
+                """, [BenchJob.kind, retry])
+            try connection.execute(
+                """
+                INSERT INTO \(crowded.schema).jobs (kind, state, priority, input, retry)
+                SELECT 'bench.elsewhere', 'available', 10, '{}', $1::jsonb FROM generate_series(1, 100000)
+                """, [retry])
+            try connection.execute("ANALYZE \(crowded.schema).jobs")
+            try connection.execute("ANALYZE \(empty.schema).jobs")
+        }
+
+        func drop() {
+            empty.drop()
+            crowded.drop()
+        }
+
+        /// Seconds spent in `count` claims of one due job each on `bench`'s table (inserting and completing it
+        /// around each claim is not timed).
+        static func claims(_ count: Int, on bench: DurableBench, _ connection: PostgresConnection) throws -> Double {
+            let retry = String(decoding: try JSONEncoder().encode(DurableRetryPolicy.never), as: UTF8.self)
+            var seconds = 0.0
+            for _ in 0..<count {
+                try connection.execute(
+                    "INSERT INTO \(bench.schema).jobs (kind, state, input, retry) VALUES ($1, 'available', '{}', $2::jsonb)",
+                    [BenchJob.kind, retry])
+                let start = DispatchTime.now().uptimeNanoseconds
+                let claim = try bench.queue.store.claim(
+                    kinds: [BenchJob.kind], limit: 1, owner: "bench-claims", lease: 30, starving: 60, skip: [],
+                    connection)
+                seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                guard claim.jobs.count == 1 else {
+                    throw PostgresError(kind: .unexpectedResult, message: "a claim took \(claim.jobs.count) jobs")
+                }
+                try connection.execute(
+                    "UPDATE \(bench.schema).jobs SET state = 'completed', finished_at = now() WHERE state = 'running'")
+            }
+            return seconds
+        }
+    }
+#endif
+
+#if Postgres
     /// W18: how long after a worker holding jobs is killed with SIGKILL another worker runs them again. Both are
     /// DurableFleet processes (built beside the benchmark by Scripts/bench.sh) with 2 s leases; the time runs from
     /// the kill to the moment every job the victim held is running on the rescuer or done.
@@ -267,10 +326,10 @@ import Foundation
 /// W16 to W18: durable jobs on PostgreSQL, when the benchmark is built with the Postgres trait and
 /// Scripts/bench.sh gave it a server (PK_POSTGRES_URL); otherwise a message says they were skipped.
 @MainActor func runDurableWorkloads() {
-    guard selected("W16") || selected("W17") || selected("W18") else { return }
+    guard selected("W16") || selected("W17") || selected("W18") || selected("W22") else { return }
     #if Postgres
         guard let url = ProcessInfo.processInfo.environment["PK_POSTGRES_URL"], !url.isEmpty else {
-            FileHandle.standardError.write(Data("W16-W18 skipped: PK_POSTGRES_URL is not set\n".utf8))
+            FileHandle.standardError.write(Data("W16-W18, W22 skipped: PK_POSTGRES_URL is not set\n".utf8))
             return
         }
         do {
@@ -282,8 +341,15 @@ import Foundation
             FileHandle.standardError.write(Data("W16/W17 failed: \(error)\n".utf8))
         }
         if selected("W18") { measureRecovery(url: url) }
+        if selected("W22") {
+            do {
+                try measureClaimCost(url: url)
+            } catch {
+                FileHandle.standardError.write(Data("W22 failed: \(error)\n".utf8))
+            }
+        }
     #else
-        FileHandle.standardError.write(Data("W16-W18 skipped: built without the Postgres trait\n".utf8))
+        FileHandle.standardError.write(Data("W16-W18, W22 skipped: built without the Postgres trait\n".utf8))
     #endif
 }
 
@@ -345,5 +411,29 @@ import Foundation
                     format: "≤ lease + 1 s = %.1f s (worst %.2f s of %d)", bench.lease + 1, worst,
                     measurement.seconds.count),
                 met: worst <= bench.lease + 1))
+    }
+
+    /// W22: a claim beside 200,000 jobs it cannot take, against a claim on an empty table, alternately.
+    @MainActor private func measureClaimCost(url: String) throws {
+        let claims = quick ? 100 : 500
+        let bench = try ClaimCostBench(url: url)
+        defer { bench.drop() }
+        let connection = try PostgresConnection(url)
+        defer { connection.close() }
+        let names = ["beside 100k future + 100k other-kind jobs", "on an empty table"]
+        var results = names.map { Measurement(contender: $0) }
+        _ = try ClaimCostBench.claims(20, on: bench.crowded, connection)  // warm-up
+        _ = try ClaimCostBench.claims(20, on: bench.empty, connection)
+        for _ in 0..<(quick ? 1 : 3) {
+            results[0].seconds.append(try ClaimCostBench.claims(claims, on: bench.crowded, connection))
+            results[1].seconds.append(try ClaimCostBench.claims(claims, on: bench.empty, connection))
+        }
+        let w22 = Workload(
+            id: "W22", title: "claim of one due job (PostgreSQL)", operations: claims, contenders: [],
+            target: { m in
+                let r = ratio(m, names[0], names[1])
+                return (String(format: "≤1.2×empty (%.2f)", r), r <= 1.2)
+            })
+        report(w22, results)
     }
 #endif

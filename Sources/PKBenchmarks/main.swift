@@ -404,7 +404,7 @@ if selected("W14") || selected("W15") {
     }
 }
 
-// W16 to W18: durable jobs on PostgreSQL (DurableWorkloads.swift).
+// W16 to W18 and W22: durable jobs on PostgreSQL (DurableWorkloads.swift).
 runDurableWorkloads()
 
 // A million-long chain must run and deallocate without crashing (full runs only).

@@ -133,6 +133,39 @@
             #expect(try connection.execute("SELECT count(*) AS n FROM numbers").rows.first?.int64("n") == 2)
         }
 
+        @Test func aTransactionWhoseBodySwallowsAStatementErrorThrowsAndCommitsNothing() throws {
+            let connection = try TestDatabase.connect()
+            try connection.execute("CREATE TEMP TABLE numbers (n integer)")
+            let error = #expect(throws: PostgresError.self) {
+                try connection.transaction { connection in
+                    try connection.execute("INSERT INTO numbers VALUES (1)")
+                    _ = try? connection.execute("SELEC 1")  // caught and dropped: the server aborted the transaction
+                }
+            }
+            #expect(error?.sqlState == "25P02")
+            #expect(error?.isTransient == false)
+            #expect(!connection.isInTransaction)
+            #expect(try connection.execute("SELECT count(*) AS n FROM numbers").rows.first?.int64("n") == 0)
+        }
+
+        @Test func aNestedTransactionWhoseBodySwallowsAnErrorRollsBackToItsSavepointAndTheOuterOneCommits() throws {
+            let connection = try TestDatabase.connect()
+            try connection.execute("CREATE TEMP TABLE numbers (n integer)")
+            try connection.transaction { connection in
+                try connection.execute("INSERT INTO numbers VALUES (1)")
+                let error = #expect(throws: PostgresError.self) {
+                    try connection.transaction { connection in
+                        try connection.execute("INSERT INTO numbers VALUES (2)")
+                        _ = try? connection.execute("SELEC 1")
+                    }
+                }
+                #expect(error?.sqlState == "25P02")
+                try connection.execute("INSERT INTO numbers VALUES (3)")
+            }
+            let rows = try connection.execute("SELECT n FROM numbers ORDER BY n").rows
+            #expect(rows.map { $0["n"] } == ["1", "3"])
+        }
+
         @Test func aNotificationFromAnotherConnectionIsReceived() throws {
             let channel = TestDatabase.uniqueName()
             let listener = try TestDatabase.connect()

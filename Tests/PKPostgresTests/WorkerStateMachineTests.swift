@@ -70,18 +70,18 @@
             var machine = Self.running(holding: [1, 2, 3])
             #expect(machine.claimLimit(concurrency: 4) == 1)
             #expect(machine.claimLimit(concurrency: 2) == 0)
-            _ = machine.finished(JobID(rawValue: 2))
+            _ = machine.finished(20)
             #expect(machine.claimLimit(concurrency: 4) == 2)
             #expect(Self.running().claimLimit(concurrency: 4) == 4)
         }
 
         @Test func aJobWhoseOutcomeIsBeingRecordedStillTakesASlot() {
             var machine = Self.running(holding: [1])
-            let recorded1 = machine.procedureFinished(JobID(rawValue: 1))
+            let recorded1 = machine.procedureFinished(10)
             #expect(recorded1)
-            #expect(machine.stage(of: JobID(rawValue: 1)) == .recording)
+            #expect(machine.stage(of: 10) == .recording)
             #expect(machine.claimLimit(concurrency: 1) == 0)
-            _ = machine.finished(JobID(rawValue: 1))
+            _ = machine.finished(10)
             #expect(machine.claimLimit(concurrency: 1) == 1)
         }
 
@@ -93,7 +93,7 @@
 
         @Test func finishingAJobWhileRunningDoesNotStop() {
             var machine = Self.running(holding: [1])
-            #expect(!Self.isFinishStopping(machine.finished(JobID(rawValue: 1))))
+            #expect(!Self.isFinishStopping(machine.finished(10)))
             #expect(machine.phase == .running)
             #expect(machine.jobs.isEmpty)
         }
@@ -102,7 +102,7 @@
             var machine = Self.running(holding: [1])
             #expect(!Self.isFinishStopping(machine.claimLoopEnded()))
             #expect(machine.phase == .draining)
-            #expect(Self.isFinishStopping(machine.finished(JobID(rawValue: 1))))
+            #expect(Self.isFinishStopping(machine.finished(10)))
             #expect(machine.phase == .stopped)
         }
 
@@ -120,10 +120,10 @@
         @Test func drainingStopsOnlyOnceTheClaimLoopEndedAndNoJobIsLeft() {
             var machine = Self.running(holding: [1, 2])
             _ = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
-            #expect(!Self.isFinishStopping(machine.finished(JobID(rawValue: 1))))
+            #expect(!Self.isFinishStopping(machine.finished(10)))
             #expect(!Self.isFinishStopping(machine.claimLoopEnded()))
             #expect(machine.phase == .draining)
-            #expect(Self.isFinishStopping(machine.finished(JobID(rawValue: 2))))
+            #expect(Self.isFinishStopping(machine.finished(20)))
             #expect(machine.phase == .stopped)
         }
 
@@ -139,23 +139,23 @@
         @Test func theLastJobFinishingBeforeTheClaimLoopEndsDoesNotStop() {
             var machine = Self.running(holding: [1])
             _ = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
-            #expect(!Self.isFinishStopping(machine.finished(JobID(rawValue: 1))))
+            #expect(!Self.isFinishStopping(machine.finished(10)))
             #expect(machine.phase == .draining)
             #expect(Self.isFinishStopping(machine.claimLoopEnded()))
         }
 
         @Test func cancellingForShutdownReturnsTheProceduresNotAlreadyCancelled() {
             var machine = Self.running(holding: [1, 2, 3])
-            let lost = machine.cancel(JobID(rawValue: 2), cause: .leaseLost, now: Self.start, grace: Self.grace)
+            let lost = machine.cancel(token: 20, cause: .leaseLost, now: Self.start, grace: Self.grace)
             #expect(lost != nil)
             _ = machine.shutdown(cancelRunning: false, now: Self.start, grace: Self.grace)
             let (procedures, action) = machine.shutdown(cancelRunning: true, now: Self.start, grace: Self.grace)
             #expect(procedures.count == 2)
             #expect(!procedures.contains { $0 === lost })
             #expect(!Self.isFinishStopping(action))
-            #expect(machine.cause(of: JobID(rawValue: 1)) == .shutdown)
-            #expect(machine.cause(of: JobID(rawValue: 2)) == .leaseLost)
-            #expect(machine.cause(of: JobID(rawValue: 3)) == .shutdown)
+            #expect(machine.cause(of: 10) == .shutdown)
+            #expect(machine.cause(of: 20) == .leaseLost)
+            #expect(machine.cause(of: 30) == .shutdown)
             // A second cancellation for shutdown finds nothing more to cancel.
             #expect(machine.shutdown(cancelRunning: true, now: Self.start, grace: Self.grace).procedures.isEmpty)
         }
@@ -167,7 +167,7 @@
             #expect(procedures.count == 1)
             #expect(!Self.isFinishStopping(action))
             #expect(machine.phase == .draining)
-            #expect(Self.isFinishStopping(machine.finished(JobID(rawValue: 1))))
+            #expect(Self.isFinishStopping(machine.finished(10)))
             #expect(machine.phase == .stopped)
         }
 
@@ -197,34 +197,56 @@
         @Test(arguments: [WorkerStateMachine.CancelCause.leaseLost, .cancelRequested, .shutdown, .timedOut])
         func cancellingAJobReturnsItsProcedureOnceAndKeepsTheFirstCause(cause: WorkerStateMachine.CancelCause) {
             var machine = Self.running(holding: [1])
-            let id = JobID(rawValue: 1)
-            #expect(machine.cause(of: id) == nil)
-            #expect(machine.cancel(id, cause: cause, now: Self.start, grace: Self.grace) != nil)
-            #expect(machine.cancel(id, cause: cause, now: Self.start, grace: Self.grace) == nil)
+            let token: Int64 = 10
+            #expect(machine.cause(of: token) == nil)
+            #expect(machine.cancel(token: token, cause: cause, now: Self.start, grace: Self.grace) != nil)
+            #expect(machine.cancel(token: token, cause: cause, now: Self.start, grace: Self.grace) == nil)
             let other: WorkerStateMachine.CancelCause = cause == .shutdown ? .leaseLost : .shutdown
-            #expect(machine.cancel(id, cause: other, now: Self.start, grace: Self.grace) == nil)
-            #expect(machine.cause(of: id) == cause)
+            #expect(machine.cancel(token: token, cause: other, now: Self.start, grace: Self.grace) == nil)
+            #expect(machine.cause(of: token) == cause)
+        }
+
+        @Test func aJobClaimedAgainWhileAGivenUpRunOfItStillRunsIsHeldTwiceAndCancelledByIdOnlyWhereLive() {
+            var machine = Self.running(holding: [1])
+            _ = machine.cancel(token: 10, cause: .leaseLost, now: Self.start, grace: Self.grace)
+            // The reaper requeued it and this worker claimed it again, with a new token.
+            var again = Self.job(1)
+            again = DurableStore.ClaimedJob(
+                id: again.id, kind: again.kind, attempt: 2, maxAttempts: 3, token: 11, graph: nil, retry: .never,
+                input: "{}", inputFrom: nil, timeout: nil)
+            machine.claimed(
+                again, procedure: Procedure(), timeout: Self.timeout, leaseEnds: Self.later, now: Self.start)
+            #expect(machine.jobs.count == 2)
+            #expect(machine.jobIDs == [JobID(rawValue: 1)])
+            #expect(machine.heldLeases.map(\.1) == [11])
+            let cancelled = machine.cancel(
+                JobID(rawValue: 1), cause: .cancelRequested, now: Self.start, grace: Self.grace)
+            #expect(cancelled.count == 1)
+            #expect(machine.cause(of: 10) == .leaseLost)
+            #expect(machine.cause(of: 11) == .cancelRequested)
+            _ = machine.finished(10)
+            #expect(machine.cause(of: 11) == .cancelRequested)
         }
 
         @Test func cancellingAJobTheMachineDoesNotHoldOrWhoseProcedureFinishedReturnsNothing() {
             var machine = Self.running(holding: [1, 2])
             #expect(
-                machine.cancel(JobID(rawValue: 9), cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
-            _ = machine.finished(JobID(rawValue: 1))
+                machine.cancel(token: 90, cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
+            _ = machine.finished(10)
             #expect(
-                machine.cancel(JobID(rawValue: 1), cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
-            let recorded2 = machine.procedureFinished(JobID(rawValue: 2))
+                machine.cancel(token: 10, cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
+            let recorded2 = machine.procedureFinished(20)
             #expect(recorded2)
             #expect(
-                machine.cancel(JobID(rawValue: 2), cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
+                machine.cancel(token: 20, cause: .cancelRequested, now: Self.start, grace: Self.grace) == nil)
         }
 
         @Test func leasesGivenUpAreNeitherRenewedNorReportedExpired() {
             var machine = Self.running(holding: [1, 2])
-            _ = machine.cancel(JobID(rawValue: 2), cause: .leaseLost, now: Self.start, grace: Self.grace)
+            _ = machine.cancel(token: 20, cause: .leaseLost, now: Self.start, grace: Self.grace)
             #expect(machine.heldLeases.map(\.0) == [JobID(rawValue: 1)])
             #expect(machine.heldLeases.map(\.1) == [10])
-            #expect(machine.expiredLeases(at: Self.later + .seconds(1)) == [JobID(rawValue: 1)])
+            #expect(machine.expiredLeases(at: Self.later + .seconds(1)) == [10])
         }
 
         @Test func aJobsLeaseExpiresByTheWorkersClockUnlessRenewed() {
@@ -234,18 +256,18 @@
             machine.claimed(
                 Self.job(1), procedure: Procedure(), timeout: Self.timeout, leaseEnds: start + .seconds(2), now: start)
             #expect(machine.expiredLeases(at: start + .seconds(1)).isEmpty)
-            #expect(machine.expiredLeases(at: start + .seconds(3)) == [JobID(rawValue: 1)])
-            machine.leaseRenewed(JobID(rawValue: 1), until: start + .seconds(5))
+            #expect(machine.expiredLeases(at: start + .seconds(3)) == [10])
+            machine.leaseRenewed(10, until: start + .seconds(5))
             #expect(machine.expiredLeases(at: start + .seconds(3)).isEmpty)
             // A cancellation for another cause still renews the lease: the outcome is recorded.
-            _ = machine.cancel(JobID(rawValue: 1), cause: .cancelRequested, now: start, grace: Self.grace)
+            _ = machine.cancel(token: 10, cause: .cancelRequested, now: start, grace: Self.grace)
             #expect(machine.heldLeases.count == 1)
-            #expect(machine.expiredLeases(at: start + .seconds(6)) == [JobID(rawValue: 1)])
+            #expect(machine.expiredLeases(at: start + .seconds(6)) == [10])
         }
 
         @Test func aJobWhoseOutcomeIsBeingRecordedIsRenewedButNeverReportedExpired() {
             var machine = Self.running(holding: [1])
-            let recorded1 = machine.procedureFinished(JobID(rawValue: 1))
+            let recorded1 = machine.procedureFinished(10)
             #expect(recorded1)
             #expect(machine.heldLeases.map(\.0) == [JobID(rawValue: 1)])
             #expect(machine.expiredLeases(at: Self.later + .seconds(1)).isEmpty)
@@ -254,10 +276,10 @@
         @Test func aJobGivenBackUnreadIsRecordedAtOnceAndHasNoDeadline() {
             var machine = Self.running()
             machine.claimed(Self.job(1), procedure: nil, timeout: Self.timeout, leaseEnds: Self.later, now: Self.start)
-            #expect(machine.stage(of: JobID(rawValue: 1)) == .recording)
+            #expect(machine.stage(of: 10) == .recording)
             #expect(machine.nextDeadline == nil)
             #expect(machine.heldLeases.count == 1)
-            #expect(machine.cancel(JobID(rawValue: 1), cause: .leaseLost, now: Self.start, grace: Self.grace) == nil)
+            #expect(machine.cancel(token: 10, cause: .leaseLost, now: Self.start, grace: Self.grace) == nil)
         }
 
         // MARK: deadlines
@@ -270,14 +292,15 @@
         @Test func nothingHappensBeforeADeadline() {
             var machine = Self.running(holding: [1])
             #expect(machine.deadlinesPassed(at: Self.start + Self.timeout - .seconds(1), grace: Self.grace).isEmpty)
-            #expect(machine.cause(of: JobID(rawValue: 1)) == nil)
+            #expect(machine.cause(of: 10) == nil)
         }
 
         @Test func aJobPastItsTimeoutIsCancelledForItThenGivenUpOneGraceLater() {
             var machine = Self.running(holding: [1, 2])
             let id = JobID(rawValue: 1)
-            machine.leaseRenewed(JobID(rawValue: 2), until: Self.later)
-            _ = machine.procedureFinished(JobID(rawValue: 2))  // finished in time: no deadline
+            let token: Int64 = 10
+            machine.leaseRenewed(20, until: Self.later)
+            _ = machine.procedureFinished(20)  // finished in time: no deadline
             let atTimeout = Self.start + Self.timeout
             let first = machine.deadlinesPassed(at: atTimeout, grace: Self.grace)
             #expect(first.count == 1)
@@ -285,9 +308,9 @@
                 Issue.record("expected a cancellation for the timeout, got \(first)")
                 return
             }
-            #expect(cancelled == id)
+            #expect(cancelled.id == id)
             #expect(timeout == Self.timeout)
-            #expect(machine.cause(of: id) == .timedOut)
+            #expect(machine.cause(of: token) == .timedOut)
             #expect(machine.nextDeadline == atTimeout + Self.grace)
             #expect(machine.deadlinesPassed(at: atTimeout + Self.grace - .seconds(1), grace: Self.grace).isEmpty)
             let second = machine.deadlinesPassed(at: atTimeout + Self.grace, grace: Self.grace)
@@ -297,25 +320,25 @@
             }
             #expect(job.id == id)
             #expect(cause == .timedOut)
-            #expect(machine.stage(of: id) == .abandoned)
+            #expect(machine.stage(of: token) == .abandoned)
             #expect(machine.nextDeadline == nil)
             #expect(machine.stuckCount == 1)
             // Given up: neither renewed nor expired, and it keeps its slot until its procedure finishes.
             #expect(!machine.heldLeases.contains { $0.0 == id })
             #expect(machine.expiredLeases(at: Self.later + .seconds(1)).isEmpty)
             #expect(machine.claimLimit(concurrency: 2) == 0)
-            let recordedAgain = machine.procedureFinished(id)
+            let recordedAgain = machine.procedureFinished(token)
             #expect(!recordedAgain)
-            _ = machine.finished(id)
+            _ = machine.finished(token)
             #expect(machine.stuckCount == 0)
         }
 
         @Test(arguments: [WorkerStateMachine.CancelCause.leaseLost, .cancelRequested, .shutdown])
         func aCancelledJobWhoseProcedureDoesNotStopIsGivenUpOneGraceLater(cause: WorkerStateMachine.CancelCause) {
             var machine = Self.running(holding: [1])
-            let id = JobID(rawValue: 1)
+            let token: Int64 = 10
             let cancelledAt = Self.start + .seconds(10)
-            #expect(machine.cancel(id, cause: cause, now: cancelledAt, grace: Self.grace) != nil)
+            #expect(machine.cancel(token: token, cause: cause, now: cancelledAt, grace: Self.grace) != nil)
             #expect(machine.nextDeadline == cancelledAt + Self.grace)
             let actions = machine.deadlinesPassed(at: cancelledAt + Self.grace, grace: Self.grace)
             guard case .giveUp(_, let givenUpFor, _) = actions.first, actions.count == 1 else {
@@ -323,14 +346,14 @@
                 return
             }
             #expect(givenUpFor == cause)
-            #expect(machine.stage(of: id) == .abandoned)
+            #expect(machine.stage(of: token) == .abandoned)
         }
 
         @Test func aCancellationNeverPostponesADeadline() {
             var machine = Self.running()
             machine.claimed(
                 Self.job(1), procedure: Procedure(), timeout: .seconds(5), leaseEnds: Self.later, now: Self.start)
-            _ = machine.cancel(JobID(rawValue: 1), cause: .cancelRequested, now: Self.start, grace: Self.grace)
+            _ = machine.cancel(token: 10, cause: .cancelRequested, now: Self.start, grace: Self.grace)
             #expect(machine.nextDeadline == Self.start + .seconds(5))
         }
 
@@ -343,8 +366,8 @@
 
         @Test func renewingAFinishedJobsLeaseChangesNothing() {
             var machine = Self.running(holding: [1])
-            _ = machine.finished(JobID(rawValue: 1))
-            machine.leaseRenewed(JobID(rawValue: 1), until: Self.later)
+            _ = machine.finished(10)
+            machine.leaseRenewed(10, until: Self.later)
             #expect(machine.jobs.isEmpty)
         }
     }

@@ -32,7 +32,8 @@
         /// The PostgreSQL schema holding the queue's tables.
         public let schema: String
 
-        let store: DurableStore
+        /// `package` for the benchmark's claim-cost row (W22).
+        package let store: DurableStore
         let connectionString: String
         private let lane: DatabaseLane
         private let registry = PKMutex<[String: DurableKind]>([:])

@@ -5,8 +5,8 @@
     extension DurableStore {
         /// What one claim returned: the jobs this build can run, and those it cannot read (claimed all the same:
         /// the caller gives them back without spending their attempt).
-        struct Claim: Sendable {
-            var jobs: [ClaimedJob] = []
+        package struct Claim: Sendable {
+            package var jobs: [ClaimedJob] = []
             var unreadable: [(job: ClaimedJob, reason: String)] = []
         }
 
@@ -17,7 +17,7 @@
         ///
         /// Each row is read on its own: a row this build cannot read (a retry policy written by a newer version)
         /// is returned in ``Claim/unreadable`` and does not disturb the others.
-        func claim(
+        package func claim(
             kinds: [String], limit: Int, owner: String, lease: TimeInterval, starving: TimeInterval, skip: [JobID],
             _ connection: PostgresConnection
         ) throws -> Claim {

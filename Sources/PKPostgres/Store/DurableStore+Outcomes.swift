@@ -80,9 +80,9 @@
         }
 
         /// Extends the leases of `jobs` (id and token) by `lease` seconds, without ever waiting for a row lock:
-        /// a locked row is skipped (`FOR UPDATE SKIP LOCKED`) and reported as such. One answer per job.
+        /// a locked row is skipped (`FOR UPDATE SKIP LOCKED`) and reported as such. One answer per job, by token.
         func heartbeat(_ jobs: [(JobID, Int64)], lease: TimeInterval, _ connection: PostgresConnection) throws
-            -> [JobID: Renewal]
+            -> [Int64: Renewal]
         {
             guard !jobs.isEmpty else { return [:] }
             // The final SELECT reads the rows as they were when the statement began (the CTEs' snapshot): a job
@@ -98,7 +98,7 @@
                     UPDATE \(schema.jobs) j SET lease_expires_at = now() + make_interval(secs => $3::float8)
                     FROM locked WHERE j.id = locked.id
                     RETURNING j.id, j.cancel_requested)
-                SELECT w.id, r.id IS NOT NULL AS renewed,
+                SELECT w.token, r.id IS NOT NULL AS renewed,
                     coalesce(r.cancel_requested, j.cancel_requested, false) AS cancel_requested,
                     coalesce(j.lease_token = w.token AND j.state = 'running', false) AS held
                 FROM wanted w LEFT JOIN renewed r ON r.id = w.id LEFT JOIN \(schema.jobs) j ON j.id = w.id
@@ -108,9 +108,9 @@
                     String(lease),
                 ]
             ).rows
-            var answers: [JobID: Renewal] = [:]
+            var answers: [Int64: Renewal] = [:]
             for row in rows {
-                let id = JobID(rawValue: try row.int64("id"))
+                let id = try row.int64("token")
                 let cancelRequested = try row.bool("cancel_requested")
                 if try row.bool("renewed") {
                     answers[id] = .renewed(cancelRequested: cancelRequested)

@@ -146,16 +146,30 @@
             outcomeLane.queue.async { [self] in record(.release, for: job, info: info, run: nil) }
         }
 
-        /// Cancels a job's procedure for `cause`, unless the worker already cancelled it.
+        /// Cancels the procedures of job `id` for `cause`, unless the worker already cancelled them.
         func cancelLocally(_ id: JobID, cause: WorkerStateMachine.CancelCause) {
-            let (procedure, timeout, deadline) = state.withLock { machine in
+            let (procedures, deadline) = state.withLock { machine in
+                (machine.cancel(id, cause: cause, now: .now, grace: leaseDuration), machine.nextDeadline)
+            }
+            guard !procedures.isEmpty else { return }
+            if let deadline { deadlines.withLock { $0 }?.schedule(deadline) }
+            for procedure in procedures { cancel(procedure, of: id, for: cause) }
+        }
+
+        /// Cancels the procedure of the run claimed with `token` for `cause`, unless the worker already did.
+        func cancelLocally(token: Int64, cause: WorkerStateMachine.CancelCause) {
+            let (procedure, id, deadline) = state.withLock { machine in
                 (
-                    machine.cancel(id, cause: cause, now: .now, grace: leaseDuration), machine.jobs[id]?.timeout,
-                    machine.nextDeadline
+                    machine.cancel(token: token, cause: cause, now: .now, grace: leaseDuration),
+                    machine.jobs[token]?.claimed.id, machine.nextDeadline
                 )
             }
-            guard let procedure else { return }
+            guard let procedure, let id else { return }
             if let deadline { deadlines.withLock { $0 }?.schedule(deadline) }
+            cancel(procedure, of: id, for: cause)
+        }
+
+        private func cancel(_ procedure: Procedure, of id: JobID, for cause: WorkerStateMachine.CancelCause) {
             switch cause {
             case .leaseLost:
                 log(.warning, "lost the lease on \(id); cancelling its procedure")
@@ -165,7 +179,8 @@
             case .shutdown:
                 procedure.cancel(with: DurableError.workerShuttingDown)
             case .timedOut:
-                procedure.cancel(with: DurableError.timedOut(id, after: timeout ?? .zero))
+                // Timeouts are the deadline timer's (deadlinesPassed), which knows the job's timeout.
+                procedure.cancel(with: DurableError.timedOut(id, after: .zero))
             }
         }
     }

@@ -29,16 +29,16 @@
                 }
                 let renewedUntil = sent + leaseDuration
                 state.withLock { machine in
-                    for (id, answer) in answers {
-                        if case .renewed = answer { machine.leaseRenewed(id, until: renewedUntil) }
+                    for (token, answer) in answers {
+                        if case .renewed = answer { machine.leaseRenewed(token, until: renewedUntil) }
                     }
                 }
-                for (id, answer) in answers {
+                for (token, answer) in answers {
                     switch answer {
                     case .lost:
-                        cancelLocally(id, cause: .leaseLost)
+                        cancelLocally(token: token, cause: .leaseLost)
                     case .renewed(cancelRequested: true), .locked(cancelRequested: true):
-                        cancelLocally(id, cause: .cancelRequested)
+                        cancelLocally(token: token, cause: .cancelRequested)
                     case .renewed(cancelRequested: false), .locked(cancelRequested: false):
                         break
                     }
@@ -47,7 +47,9 @@
                 log(.warning, "heartbeat failed: \(error)")
             }
             // A lease this worker could not renew in time is gone, whatever the database says later.
-            for id in state.withLock({ $0.expiredLeases(at: .now) }) { cancelLocally(id, cause: .leaseLost) }
+            for token in state.withLock({ $0.expiredLeases(at: .now) }) {
+                cancelLocally(token: token, cause: .leaseLost)
+            }
         }
     }
 #endif

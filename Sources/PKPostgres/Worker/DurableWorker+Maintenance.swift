@@ -60,10 +60,10 @@
             }
             for action in actions {
                 switch action {
-                case .cancelForTimeout(let id, let procedure, let timeout):
+                case .cancelForTimeout(let job, let procedure, let timeout):
                     counters.withLock { $0.timedOut += 1 }
-                    log(.warning, "\(id) ran longer than its timeout of \(Self.seconds(timeout)) s; cancelling it")
-                    procedure.cancel(with: DurableError.timedOut(id, after: timeout))
+                    log(.warning, "\(job.id) ran longer than its timeout of \(Self.seconds(timeout)) s; cancelling it")
+                    procedure.cancel(with: DurableError.timedOut(job.id, after: timeout))
                 case .giveUp(let job, let cause, let timeout):
                     giveUp(job, cause: cause, timeout: timeout)
                 }

@@ -21,8 +21,8 @@
             errors: [any Error]
         ) {
             let (toRecord, cause, timeout, draining) = state.withLock { machine in
-                let held = machine.jobs[job.id]
-                return (machine.procedureFinished(job.id), held?.cause, held?.timeout, machine.phase != .running)
+                let held = machine.jobs[job.token]
+                return (machine.procedureFinished(job.token), held?.cause, held?.timeout, machine.phase != .running)
             }
             guard toRecord else {
                 // Given up already (its outcome recorded first on the outcome thread, or nothing to record): the
@@ -142,7 +142,7 @@
 
         /// The job is gone from this worker: its slot is free, and the claim loop may fill it.
         private func freeSlot(of job: DurableStore.ClaimedJob) {
-            perform(state.withLock { $0.finished(job.id) })
+            perform(state.withLock { $0.finished(job.token) })
             wakePipe.wake()
         }
 

@@ -157,7 +157,7 @@
         }
 
         /// The jobs running now.
-        public var runningJobs: [JobID] { state.withLock { Array($0.jobs.keys) }.sorted() }
+        public var runningJobs: [JobID] { state.withLock { $0.jobIDs } }
 
         /// Starts claiming and running jobs. Does nothing when already started or stopped.
         ///

@@ -8,7 +8,9 @@
     /// idle ─start─▶ running ─shutdown─▶ draining ─(claim loop ended, no job left)─▶ stopped
     /// ```
     /// A job enters at its claim and leaves once its outcome is recorded (or, given up, once its procedure has
-    /// finished). On the way it is in one ``Stage``:
+    /// finished). Jobs are kept by their lease token, unique to a claim: a job given up (or whose lease was lost)
+    /// whose procedure still runs may be claimed again by the same worker, and both runs are held. On the way a
+    /// job is in one ``Stage``:
     /// ```
     /// running ─(procedure finished)─▶ recording ─(outcome recorded)─▶ gone
     ///    └──(deadline passed after a cancellation)─▶ abandoned ─(procedure finished)─▶ gone
@@ -62,7 +64,8 @@
         }
 
         private(set) var phase: Phase = .idle
-        private(set) var jobs: [JobID: Job] = [:]
+        /// The jobs held, by lease token.
+        private(set) var jobs: [Int64: Job] = [:]
         private(set) var claimLoopRunning = false
 
         /// What the owner does after an event.
@@ -75,7 +78,7 @@
         /// What to do about a deadline that passed.
         enum DeadlineAction {
             /// Cancel the procedure: its attempt ran longer than `timeout`.
-            case cancelForTimeout(JobID, Procedure, timeout: Duration)
+            case cancelForTimeout(DurableStore.ClaimedJob, Procedure, timeout: Duration)
             /// The procedure did not stop after being cancelled for `cause`: give the job up (record what `cause`
             /// calls for) and leave its procedure to finish in its slot.
             case giveUp(DurableStore.ClaimedJob, cause: CancelCause, timeout: Duration)
@@ -105,8 +108,10 @@
                 phase = .draining
                 guard cancelRunning else { return ([], stopIfDone()) }
                 var procedures: [Procedure] = []
-                for (id, job) in jobs where job.cause == nil && job.stage == .running {
-                    guard let procedure = cancel(id, cause: .shutdown, now: now, grace: grace) else { continue }
+                for (token, job) in jobs where job.cause == nil && job.stage == .running {
+                    guard let procedure = cancel(token: token, cause: .shutdown, now: now, grace: grace) else {
+                        continue
+                    }
                     procedures.append(procedure)
                 }
                 return (procedures, stopIfDone())
@@ -129,38 +134,51 @@
             _ job: DurableStore.ClaimedJob, procedure: Procedure?, timeout: Duration,
             leaseEnds: ContinuousClock.Instant, now: ContinuousClock.Instant
         ) {
-            jobs[job.id] = Job(
+            jobs[job.token] = Job(
                 claimed: job, procedure: procedure, timeout: timeout, cause: nil,
                 stage: procedure == nil ? .recording : .running, leaseEnds: leaseEnds,
                 deadline: procedure == nil ? nil : now + timeout)
         }
 
-        /// Marks a job cancelled for `cause`; returns its procedure when it was running and not already
-        /// cancelled by the worker. Its deadline becomes `now + grace` at the latest.
-        mutating func cancel(_ id: JobID, cause: CancelCause, now: ContinuousClock.Instant, grace: Duration)
+        /// Marks the job claimed with `token` cancelled for `cause`; returns its procedure when it was running and
+        /// not already cancelled by the worker. Its deadline becomes `now + grace` at the latest.
+        mutating func cancel(token: Int64, cause: CancelCause, now: ContinuousClock.Instant, grace: Duration)
             -> Procedure?
         {
-            guard var job = jobs[id], job.cause == nil, job.stage == .running, let procedure = job.procedure else {
+            guard var job = jobs[token], job.cause == nil, job.stage == .running, let procedure = job.procedure else {
                 return nil
             }
             job.cause = cause
             job.deadline = min(job.deadline ?? now + grace, now + grace)
-            jobs[id] = job
+            jobs[token] = job
             return procedure
         }
 
-        func cause(of id: JobID) -> CancelCause? { jobs[id]?.cause }
+        /// ``cancel(token:cause:now:grace:)`` for every run of job `id` the worker holds (a job cancelled by
+        /// request is named by its id).
+        mutating func cancel(_ id: JobID, cause: CancelCause, now: ContinuousClock.Instant, grace: Duration)
+            -> [Procedure]
+        {
+            jobs.filter { $0.value.claimed.id == id }.keys.compactMap {
+                cancel(token: $0, cause: cause, now: now, grace: grace)
+            }
+        }
 
-        func stage(of id: JobID) -> Stage? { jobs[id]?.stage }
+        func cause(of token: Int64) -> CancelCause? { jobs[token]?.cause }
+
+        func stage(of token: Int64) -> Stage? { jobs[token]?.stage }
+
+        /// The jobs held, each once, in order.
+        var jobIDs: [JobID] { Set(jobs.values.map(\.claimed.id)).sorted() }
 
         /// The job's procedure finished: its outcome is recorded next. Returns `false` when the job was given up
         /// (its outcome already recorded, or not to be): then nothing is recorded, the slot is just freed.
-        mutating func procedureFinished(_ id: JobID) -> Bool {
-            guard let job = jobs[id] else { return false }
+        mutating func procedureFinished(_ token: Int64) -> Bool {
+            guard let job = jobs[token] else { return false }
             switch job.stage {
             case .running:
-                jobs[id]?.stage = .recording
-                jobs[id]?.deadline = nil
+                jobs[token]?.stage = .recording
+                jobs[token]?.deadline = nil
                 return true
             case .recording, .abandoned:
                 return false
@@ -177,32 +195,32 @@
         /// Jobs given up whose procedures have not finished: each holds a slot.
         var stuckCount: Int { jobs.values.count { $0.stage == .abandoned } }
 
-        mutating func leaseRenewed(_ id: JobID, until instant: ContinuousClock.Instant) {
-            jobs[id]?.leaseEnds = instant
+        mutating func leaseRenewed(_ token: Int64, until instant: ContinuousClock.Instant) {
+            jobs[token]?.leaseEnds = instant
         }
 
         /// The running jobs whose leases ended by this worker's clock without a renewal. (A job whose outcome is
         /// being recorded is left alone: the recording is fenced, and its row may be locked by the recording
         /// itself.)
-        func expiredLeases(at now: ContinuousClock.Instant) -> [JobID] {
-            jobs.values.filter { $0.stage == .running && $0.cause != .leaseLost && $0.leaseEnds < now }.map(
-                \.claimed.id)
+        func expiredLeases(at now: ContinuousClock.Instant) -> [Int64] {
+            jobs.filter { $0.value.stage == .running && $0.value.cause != .leaseLost && $0.value.leaseEnds < now }.map(
+                \.key)
         }
 
         /// Handles every deadline passed at `now`: a running job without a cause is cancelled for its timeout
         /// (and gets `grace` to stop); one already cancelled is given up.
         mutating func deadlinesPassed(at now: ContinuousClock.Instant, grace: Duration) -> [DeadlineAction] {
             var actions: [DeadlineAction] = []
-            for (id, job) in jobs where job.stage == .running {
+            for (token, job) in jobs where job.stage == .running {
                 guard let deadline = job.deadline, deadline <= now, let procedure = job.procedure else { continue }
                 if let cause = job.cause {
-                    jobs[id]?.stage = .abandoned
-                    jobs[id]?.deadline = nil
+                    jobs[token]?.stage = .abandoned
+                    jobs[token]?.deadline = nil
                     actions.append(.giveUp(job.claimed, cause: cause, timeout: job.timeout))
                 } else {
-                    jobs[id]?.cause = .timedOut
-                    jobs[id]?.deadline = now + grace
-                    actions.append(.cancelForTimeout(id, procedure, timeout: job.timeout))
+                    jobs[token]?.cause = .timedOut
+                    jobs[token]?.deadline = now + grace
+                    actions.append(.cancelForTimeout(job.claimed, procedure, timeout: job.timeout))
                 }
             }
             return actions
@@ -214,8 +232,8 @@
         }
 
         /// The job is gone: its outcome was recorded, or its given-up procedure finished.
-        mutating func finished(_ id: JobID) -> Action {
-            jobs[id] = nil
+        mutating func finished(_ token: Int64) -> Action {
+            jobs[token] = nil
             return stopIfDone()
         }
 

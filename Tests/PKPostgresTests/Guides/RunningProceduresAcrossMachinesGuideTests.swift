@@ -216,6 +216,31 @@
         return options
     }
 
+    // "Timeouts"
+
+    extension SendReceipt {
+        // An attempt may take two minutes, unless the job was enqueued with a timeout of its own.
+        static var durableTimeout: Duration { .seconds(120) }
+    }
+
+    private func enqueueWithATimeout(_ queue: DurableQueue, request: ReceiptRequest) async throws -> JobID {
+        let id = try await queue.enqueue(
+            SendReceipt.self, input: request, options: DurableJobOptions(timeout: .seconds(30)))
+        return id
+    }
+
+    // "Migrations and least privilege"
+
+    private func migrateSeparately(ownerURL: String, appURL: String) async throws -> DurableQueue {
+        // Deploy step, as a role that owns the schema:
+        try await DurableQueue(connectionString: ownerURL).migrate()
+
+        // Application processes, as a role with USAGE on the schema and SELECT, INSERT, UPDATE and DELETE on its tables
+        // (and USAGE on its sequences); `.manual` makes a schema that is behind an error instead of a migration attempt:
+        let queue = try DurableQueue(connectionString: appURL, migration: .manual)
+        return queue
+    }
+
     // "Pruning"
 
     private func pruneEveryHour(_ queue: DurableQueue) {
@@ -233,6 +258,11 @@
         @Test func theReceiptsKindIsStable() {
             #expect(SendReceipt.kind == "shop.send-receipt")
             #expect(ParseReport.kind == "guide.ParseReport")
+        }
+
+        @Test func aKindsOwnTimeoutReplacesTheDefault() {
+            #expect(SendReceipt.durableTimeout == .seconds(120))
+            #expect(ParseReport.durableTimeout == .seconds(1_800))
         }
     }
 #endif

@@ -39,21 +39,25 @@
         /// Makes and starts a worker of `queue` (by default the fixture's), stopped at tear-down.
         @discardableResult
         func startWorker(
-            concurrency: Int = 2, lease: Duration = TestDatabase.lease, queue: DurableQueue? = nil
+            concurrency: Int = 2, lease: Duration = TestDatabase.lease, queue: DurableQueue? = nil,
+            pollInterval: Duration = TestDatabase.pollInterval, starvationLimit: Duration = .seconds(60)
         ) throws -> DurableWorker {
-            let worker = try makeWorker(concurrency: concurrency, lease: lease, queue: queue)
+            let worker = try makeWorker(
+                concurrency: concurrency, lease: lease, queue: queue, pollInterval: pollInterval,
+                starvationLimit: starvationLimit)
             try worker.start()
             return worker
         }
 
         /// Makes a worker of `queue` (by default the fixture's) without starting it; stopped at tear-down.
         func makeWorker(
-            concurrency: Int = 2, lease: Duration = TestDatabase.lease, queue: DurableQueue? = nil
+            concurrency: Int = 2, lease: Duration = TestDatabase.lease, queue: DurableQueue? = nil,
+            pollInterval: Duration = TestDatabase.pollInterval, starvationLimit: Duration = .seconds(60)
         ) throws -> DurableWorker {
             let number = workers.withLock { $0.count }
             let worker = try DurableWorker(
                 queue: queue ?? self.queue, name: "\(schema)-worker\(number)", concurrency: concurrency,
-                leaseDuration: lease, pollInterval: TestDatabase.pollInterval)
+                leaseDuration: lease, pollInterval: pollInterval, starvationLimit: starvationLimit)
             workers.withLock { $0.append(worker) }
             return worker
         }

@@ -19,6 +19,19 @@
         var runsUntilCancelled: Bool = false
         /// A table (`schema.table`) the completion hook inserts the job's id into, in the completing transaction.
         var effectsTable: String?
+        /// The first attempts that run, ignoring cancellation, until the probe releases waiting jobs (a procedure
+        /// that ignores its timeout); later attempts go on as the other fields say.
+        var ignoresCancellationOnAttempts: Int = 0
+        /// Bytes of padding appended to the output's label.
+        var outputPadding: Int = 0
+        /// Puts U+0000 in the output's label, which PostgreSQL's `jsonb` refuses.
+        var outputHasNUL: Bool = false
+        /// The first calls of the completion hook that fail with a real serialization failure (SQLSTATE 40001,
+        /// raised by the server, which aborts the completing transaction).
+        var hookTransientFailures: Int = 0
+        /// The completion hook runs a statement that fails and swallows the error (leaving the completing
+        /// transaction aborted on the server).
+        var hookSwallowsError: Bool = false
     }
 
     /// What a ``TestJob`` or a ``Relay`` reports.
@@ -81,22 +94,35 @@
 
         private func work(_ input: TestInput, _ job: DurableJobInfo, _ probe: Probe) -> ProcedureResult<TestOutput> {
             if input.sleepMilliseconds > 0 { Thread.sleep(forTimeInterval: Double(input.sleepMilliseconds) / 1_000) }
-            if input.runsUntilCancelled {
-                // Bounded, so that a test that fails to cancel it does not leave it running forever.
-                let deadline = Date().addingTimeInterval(60)
+            // Bounded, so that a test that fails to cancel or release it does not leave it running forever.
+            let deadline = Date().addingTimeInterval(60)
+            if job.attempt <= input.ignoresCancellationOnAttempts {
+                while !probe.isReleased, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                if isCancelled { probe.record(.sawCancellation, input.label, job) }
+            } else if input.runsUntilCancelled {
                 while !isCancelled, !probe.isReleased, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
                 if isCancelled { probe.record(.sawCancellation, input.label, job) }
             }
             if job.attempt <= input.failingAttempts {
                 return .failure(PlannedFailure(label: input.label, attempt: job.attempt))
             }
-            return .success(
-                TestOutput(probe: input.probe, label: input.label, value: input.value, attempt: job.attempt))
+            var label = input.label + String(repeating: "x", count: input.outputPadding)
+            if input.outputHasNUL { label += "\u{0}" }
+            return .success(TestOutput(probe: input.probe, label: label, value: input.value, attempt: job.attempt))
         }
 
         func willCompleteDurably(_ job: DurableJobInfo, output: TestOutput, in transaction: PostgresConnection) throws {
             guard let input = input.value else { return }
-            Probe.named(input.probe)?.record(.completing, input.label, job)
+            let probe = Probe.named(input.probe)
+            let calls = probe?.events(.completing).filter { $0.job == job.id }.count ?? 0
+            probe?.record(.completing, input.label, job)
+            if calls < input.hookTransientFailures {
+                try transaction.execute(
+                    "DO $$ BEGIN RAISE EXCEPTION 'planned conflict' USING ERRCODE = '40001'; END $$")
+            }
+            if input.hookSwallowsError {
+                _ = try? transaction.execute("SELECT * FROM no_such_table_anywhere")
+            }
             if let table = input.effectsTable {
                 try transaction.execute(
                     "INSERT INTO \(table) (job_id, label, worker) VALUES ($1::bigint, $2, $3)",

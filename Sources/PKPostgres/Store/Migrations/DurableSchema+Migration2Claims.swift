@@ -135,6 +135,10 @@
                                 v_tokens := v_tokens || v_token;
                             ELSE
                                 v_parked := true;
+                                -- Parked after waiting too long: younger jobs of this claim leave its categories.
+                                IF r.starving THEN
+                                    v_reserved := v_reserved || r.categories;
+                                END IF;
                             END IF;
                         END LOOP;
                         EXIT WHEN NOT v_parked OR cardinality(v_ids) >= p_limit OR v_round >= 4;
