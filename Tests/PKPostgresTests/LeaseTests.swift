@@ -38,12 +38,14 @@
             }
         }
 
-        /// Inserts a job that a crashed worker left running, its lease expired.
+        /// Inserts a job that a crashed worker left running, its lease expired (by default with the input of a
+        /// ``TestJob`` labelled "abandoned").
         static func insertAbandonedJob(
-            _ fixture: TestFixture, attempt: Int, maxAttempts: Int, cancelRequested: Bool
+            _ fixture: TestFixture, attempt: Int, maxAttempts: Int, cancelRequested: Bool, input: TestInput? = nil
         ) async throws -> JobID {
             try await fixture.queue.migrate()
-            let input = try String(decoding: JSONEncoder().encode(fixture.input("abandoned")), as: UTF8.self)
+            let input = try String(
+                decoding: JSONEncoder().encode(input ?? fixture.input("abandoned")), as: UTF8.self)
             let retry = try String(
                 decoding: JSONEncoder().encode(DurableRetryPolicy(maxAttempts: maxAttempts, wait: .immediate)),
                 as: UTF8.self)

@@ -31,9 +31,10 @@
             try PostgresConnection(url)
         }
 
-        /// Drops `schema` and everything in it, if it exists. Blocks.
-        static func dropSchema(_ schema: String) throws {
-            let connection = try connect()
+        /// Drops `schema` and everything in it, if it exists, on the server `server` names (by default the shared
+        /// one). Blocks.
+        static func dropSchema(_ schema: String, on server: String = url) throws {
+            let connection = try PostgresConnection(server)
             defer { connection.close() }
             try connection.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
         }

@@ -10,6 +10,8 @@
     ///
     /// Thread-safe: `workers` is a PKMutex; the rest is immutable.
     final class TestFixture: Sendable {
+        /// The server's connection string: the shared test server's unless the test has one of its own.
+        let url: String
         /// The schema, unique to the test.
         let schema: String
         /// Where the test's jobs record what they do.
@@ -18,17 +20,18 @@
         let queue: DurableQueue
         private let workers = PKMutex<[DurableWorker]>([])
 
-        init() throws {
+        init(url: String = TestDatabase.url) throws {
+            self.url = url
             schema = TestDatabase.uniqueName()
             probe = Probe.make()
-            queue = try DurableQueue(connectionString: TestDatabase.url, schema: schema)
+            queue = try DurableQueue(connectionString: url, schema: schema)
             try queue.register(TestJob.self)
             try queue.register(Relay.self)
         }
 
         /// Another queue on the same schema, with nothing registered.
         func makeQueue() throws -> DurableQueue {
-            try DurableQueue(connectionString: TestDatabase.url, schema: schema)
+            try DurableQueue(connectionString: url, schema: schema)
         }
 
         /// The input of a ``TestJob`` reporting to this test's probe.
@@ -98,7 +101,7 @@
             }
             workers.withLock { $0 = [] }
             do {
-                try await runBlocking { [schema] in try TestDatabase.dropSchema(schema) }
+                try await runBlocking { [schema, url] in try TestDatabase.dropSchema(schema, on: url) }
             } catch {
                 Issue.record("tear-down: could not drop \(schema): \(error)")
             }
@@ -106,9 +109,10 @@
         }
     }
 
-    /// Runs `body` with a new ``TestFixture`` and tears it down afterwards, whether `body` returns or throws.
-    func withFixture<R>(_ body: (TestFixture) async throws -> R) async throws -> R {
-        let fixture = try TestFixture()
+    /// Runs `body` with a new ``TestFixture`` on the server `url` names (by default the shared test server) and
+    /// tears it down afterwards, whether `body` returns or throws.
+    func withFixture<R>(url: String = TestDatabase.url, _ body: (TestFixture) async throws -> R) async throws -> R {
+        let fixture = try TestFixture(url: url)
         do {
             let value = try await body(fixture)
             await fixture.tearDown()
