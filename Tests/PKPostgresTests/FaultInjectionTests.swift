@@ -57,15 +57,17 @@
             }
         }
 
-        @Test func aCompletionCutOffByTheServerIsRetriedOnANewConnectionAndWritesItsEffectOnce() async throws {
+        /// Cut off once, and three times in a row (each retry on a new connection, after a longer wait).
+        @Test(arguments: [1, 3])
+        func aCompletionCutOffByTheServerIsRetriedOnANewConnectionAndWritesItsEffectOnce(_ times: Int) async throws {
             try await withFixture { fixture in
                 let table = try await ConcurrencyTests.makeEffectsTable(fixture)
                 let faults = try await FaultInjector.install(fixture)
-                try await faults.arm(.terminate, at: .completion)
+                try await faults.arm(.terminate, at: .completion, times: times)
                 let id = try await Self.enqueue("completed", fixture, table: table)
                 let worker = try fixture.startWorker()
                 _ = try await fixture.waitUntilFinished(id)
-                #expect(try await faults.fired() == 1)
+                #expect(try await faults.fired() == times)
                 try await Self.expectCompletedOnce(id, attempt: 1, errors: [], table: table, fixture)
                 let statistics = try await Self.statistics(of: worker, completed: 1)
                 #expect(statistics.leasesLost == 0)
@@ -114,6 +116,57 @@
                 #expect(statistics.failed == 1)
                 #expect(statistics.claimed == 2)
                 #expect(statistics.leasesLost == 0)
+            }
+        }
+
+        @Test func aCancellationRecordCutOffByTheServerIsRetriedAndRecordedOnce() async throws {
+            try await withFixture { fixture in
+                let table = try await ConcurrencyTests.makeEffectsTable(fixture)
+                let faults = try await FaultInjector.install(fixture)
+                try await faults.arm(.terminate, at: .cancellation)
+                let id = try await Self.enqueue("cancelled", fixture, table: table, runsUntilCancelled: true)
+                let worker = try fixture.startWorker()
+                try await eventually("the job to start") { fixture.probe.hasStarted("cancelled") }
+                #expect(try await fixture.queue.cancel(id) == .running)
+                let job = try await fixture.waitUntilFinished(id)
+                #expect(try await faults.fired() == 1)
+                #expect(job.state == .cancelled)
+                #expect(job.attempt == 1)
+                #expect(job.errors == ["cancelled by request"])
+                #expect(fixture.probe.events(.sawCancellation).map(\.attempt) == [1])
+                #expect(try await fixture.count("SELECT count(*) FROM \(table)") == 0)
+                try await eventually("the worker to count the cancellation") { worker.statistics.cancelled >= 1 }
+                let statistics = worker.statistics
+                #expect(statistics.cancelled == 1)
+                #expect(statistics.leasesLost == 0)
+                #expect(statistics.failed == 0)
+            }
+        }
+
+        @Test func aReleaseAtShutdownCutOffByTheServerIsRetriedAndSpendsNoAttempt() async throws {
+            try await withFixture { fixture in
+                let table = try await ConcurrencyTests.makeEffectsTable(fixture)
+                let faults = try await FaultInjector.install(fixture)
+                try await faults.arm(.terminate, at: .release)
+                let id = try await Self.enqueue("released", fixture, table: table, runsUntilCancelled: true)
+                let first = try fixture.startWorker()
+                try await eventually("the job to start") { fixture.probe.hasStarted("released") }
+                // Shut down at once: the job is cancelled and given back, and the release is cut off.
+                try await fixture.stop(first)
+                #expect(try await faults.fired() == 1)
+                let given = try await fixture.queue.job(id)
+                #expect(given.state == .available)
+                #expect(given.attempt == 0)
+                #expect(given.errors.isEmpty)
+                #expect(first.statistics.released == 1)
+                #expect(first.statistics.leasesLost == 0)
+                fixture.probe.releaseWaitingJobs()
+                let second = try fixture.startWorker()
+                _ = try await fixture.waitUntilFinished(id)
+                try await Self.expectCompletedOnce(id, attempt: 1, errors: [], table: table, fixture)
+                #expect(fixture.probe.events(.started).map(\.worker) == [first.name, second.name])
+                #expect(fixture.probe.events(.started).map(\.attempt) == [1, 1])
+                _ = try await Self.statistics(of: second, completed: 1)
             }
         }
 

@@ -29,6 +29,11 @@
             static let completion = Statement(pattern: "%.complete\\_job(%", description: "the completion")
             /// A failed attempt's record: `fail_job(...)`, one statement.
             static let failure = Statement(pattern: "%.fail\\_job(%", description: "the failure record")
+            /// A job given back without spending its attempt (at shutdown): `release_job(...)`, one statement.
+            static let release = Statement(pattern: "%.release\\_job(%", description: "the release")
+            /// A running job's cancellation, as requested: `cancel_running_job(...)`, one statement.
+            static let cancellation = Statement(
+                pattern: "%.cancel\\_running\\_job(%", description: "the cancellation record")
             /// The reaper's batch: `reap_expired(...)`, in the transaction that holds the reaper's advisory lock.
             static let reaperBatch = Statement(pattern: "%.reap\\_expired(%", description: "the reaper's batch")
             /// A `COMMIT`: seen only by the commit-time trigger of ``watchCommits(of:)``.
