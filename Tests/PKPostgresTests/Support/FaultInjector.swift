@@ -46,6 +46,11 @@
             case terminate
             /// Sleeps this long inside the statement (holding its locks), then lets it go on.
             case stall(seconds: Int)
+            /// Lets the statement go on, but makes its transaction's `COMMIT` wait for a synchronous standby
+            /// (`synchronous_commit = on` for that transaction): on a server whose `synchronous_standby_names` names
+            /// a standby that never comes, the commit is written and then waits (`SyncRep`) for good, its reply
+            /// held back, until the backend is terminated.
+            case holdCommitReply
         }
 
         /// The schema the trigger and its bookkeeping live in.
@@ -71,6 +76,10 @@
                         FOR p IN SELECT * FROM \(schema).fault_plan LOOP
                             IF current_query() LIKE p.pattern THEN
                                 IF nextval('\(schema).fault_matches') <= p.times THEN
+                                    IF p.action = 'hold commit reply' THEN
+                                        PERFORM set_config('synchronous_commit', 'on', true);
+                                        CONTINUE;
+                                    END IF;
                                     IF p.action = 'terminate' THEN
                                         PERFORM pg_terminate_backend(pg_backend_pid());
                                     END IF;
@@ -108,6 +117,7 @@
                 switch fault {
                 case .terminate: ("terminate", 5)
                 case .stall(let seconds): ("stall", seconds)
+                case .holdCommitReply: ("hold commit reply", 0)
                 }
             try await queue.withTransaction { [schema] connection in
                 try connection.execute("DELETE FROM \(schema).fault_plan")
