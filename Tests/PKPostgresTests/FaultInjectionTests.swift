@@ -234,16 +234,9 @@
                 let statistics = worker.statistics
                 #expect(statistics.claimed == 1)
                 #expect(statistics.failed == 0)
-                withKnownIssue(
-                    """
-                    defect: a completion whose commit reply was lost is retried, complete_job finds the job already \
-                    completed (by this very claim) and returns false, and the worker counts a lost lease and logs the \
-                    outcome as discarded
-                    """
-                ) {
-                    #expect(statistics.completed == 1)
-                    #expect(statistics.leasesLost == 0)
-                }
+                // Found recorded by this very claim: counted completed, not a lost lease.
+                #expect(statistics.completed == 1)
+                #expect(statistics.leasesLost == 0)
             }
         }
 
@@ -429,13 +422,7 @@
 
         // MARK: - A dependent enqueued in a transaction that stays open
 
-        @Test(
-            .disabled(
-                """
-                defect: enqueueing a dependent locks the running job's row FOR SHARE (DurableStore.insert) until the \
-                caller's transaction ends; the heartbeat's FOR UPDATE SKIP LOCKED skips it, so a transaction open past \
-                a lease costs the job its lease and runs it again
-                """))
+        @Test
         func aDependentEnqueuedInATransactionOpenPastALeaseDoesNotCostTheRunningJobItDependsOnItsLease()
             async throws
         {

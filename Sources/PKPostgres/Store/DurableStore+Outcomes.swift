@@ -8,16 +8,26 @@
     extension DurableStore {
         // MARK: - Outcomes (fenced by the lease token)
 
-        /// Marks a running job completed with `output`; call inside a transaction. Returns `false`, changing
-        /// nothing, when the lease is no longer this token's.
+        /// What a completion found.
+        enum Completion: String {
+            /// Recorded now: the caller's completion hook may add its changes to the transaction.
+            case completed
+            /// Recorded already by this same claim: an earlier attempt to record it committed, but its reply was
+            /// lost. Nothing more to do (the hook ran in that transaction).
+            case already
+            /// The lease is no longer this token's: nothing was changed.
+            case lost
+        }
+
+        /// Marks a running job completed with `output`; call inside a transaction.
         func complete(
             _ id: JobID, token: Int64, output: String?, starving: TimeInterval, _ connection: PostgresConnection
-        ) throws -> Bool {
+        ) throws -> Completion {
             let row = try connection.execute(
                 "SELECT \(schema.name).complete_job($1::bigint, $2::bigint, $3::jsonb, $4::float8) AS done",
                 [String(id.rawValue), String(token), output, String(starving)]
             ).rows.first
-            return try row?.bool("done") ?? false
+            return row?["done"].flatMap(Completion.init(rawValue:)) ?? .lost
         }
 
         /// Records a failed attempt; call inside a transaction. The job is due again after `delay` seconds while
@@ -80,7 +90,9 @@
         }
 
         /// Extends the leases of `jobs` (id and token) by `lease` seconds, without ever waiting for a row lock:
-        /// a locked row is skipped (`FOR UPDATE SKIP LOCKED`) and reported as such. One answer per job, by token.
+        /// a locked row is skipped (`FOR NO KEY UPDATE SKIP LOCKED`) and reported as such. One answer per job, by
+        /// token. (An enqueue naming a running job as its dependency holds it `FOR KEY SHARE`, which does not stop
+        /// a renewal.)
         func heartbeat(_ jobs: [(JobID, Int64)], lease: TimeInterval, _ connection: PostgresConnection) throws
             -> [Int64: Renewal]
         {
@@ -93,7 +105,7 @@
                 locked AS (
                     SELECT j.id FROM \(schema.jobs) j JOIN wanted w ON j.id = w.id AND j.lease_token = w.token
                     WHERE j.state = 'running'
-                    FOR UPDATE OF j SKIP LOCKED),
+                    FOR NO KEY UPDATE OF j SKIP LOCKED),
                 renewed AS (
                     UPDATE \(schema.jobs) j SET lease_expires_at = now() + make_interval(secs => $3::float8)
                     FROM locked WHERE j.id = locked.id
@@ -153,7 +165,7 @@
                         WHERE j.state = 'waiting' AND NOT EXISTS (
                             SELECT 1 FROM \(schema.exclusive) x WHERE x.category = ANY (j.categories))
                         ORDER BY j.run_at, j.id LIMIT $1::integer
-                        FOR UPDATE OF j SKIP LOCKED),
+                        FOR NO KEY UPDATE OF j SKIP LOCKED),
                     woken AS (
                         UPDATE \(schema.jobs) j SET state = 'available' FROM stranded WHERE j.id = stranded.id
                         RETURNING j.id, j.kind),

@@ -13,7 +13,11 @@
                     """
                     UPDATE \(schema.jobs) SET state = 'cancelled', finished_at = now(),
                         errors = errors || jsonb_build_array($2::text)
-                    WHERE id = $1::bigint AND state IN ('blocked', 'scheduled', 'available', 'waiting')
+                    WHERE id IN (
+                        -- FOR UPDATE, as every change to a final state: it waits for an enqueue naming the job.
+                        SELECT id FROM \(schema.jobs)
+                        WHERE id = $1::bigint AND state IN ('blocked', 'scheduled', 'available', 'waiting')
+                        FOR UPDATE)
                     """, [String(id.rawValue), reason])
                 if cancelled.affectedRows == 1 {
                     try connection.execute(

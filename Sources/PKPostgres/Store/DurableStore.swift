@@ -43,10 +43,11 @@
             var pending = 0
             var doomed = false
             if !dependencies.isEmpty {
-                // FOR SHARE waits for a dependency's completing transaction, so its state is final or it will
-                // see our edge when it settles its dependents.
+                // FOR KEY SHARE waits for a dependency's change to a final state (every one locks the row FOR
+                // UPDATE first), so its state is final or it will see our edge when it settles its dependents; it
+                // does not stop the dependency's lease from being renewed (FOR NO KEY UPDATE) meanwhile.
                 let rows = try connection.execute(
-                    "SELECT id, state FROM \(schema.jobs) WHERE id = ANY($1::bigint[]) FOR SHARE",
+                    "SELECT id, state FROM \(schema.jobs) WHERE id = ANY($1::bigint[]) FOR KEY SHARE",
                     [DurableSchema.integerArray(dependencies.map(\.rawValue))]
                 ).rows
                 let states = try Dictionary(

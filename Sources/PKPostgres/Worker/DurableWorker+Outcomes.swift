@@ -178,10 +178,10 @@
             case .success(let json):
                 struct HookFailed: Error { let error: any Error }
                 do {
-                    let recorded = try connection.transaction { connection -> Bool in
-                        guard
-                            try store.complete(job.id, token: job.token, output: json, starving: starving, connection)
-                        else { return false }
+                    let completion = try connection.transaction { connection -> DurableStore.Completion in
+                        let completion = try store.complete(
+                            job.id, token: job.token, output: json, starving: starving, connection)
+                        guard completion == .completed else { return completion }
                         do {
                             try run?.willComplete(info, connection)
                         } catch let error as PostgresError where error.isTransient || !connection.isOpen {
@@ -189,10 +189,18 @@
                         } catch {
                             throw HookFailed(error: error)
                         }
-                        return true
+                        return .completed
                     }
-                    tally(recorded, \.completed, else: \.leasesLost)
-                    if !recorded { log(.warning, "\(job.id) finished after its lease was lost; outcome discarded") }
+                    switch completion {
+                    case .completed:
+                        tally(true, \.completed, else: \.leasesLost)
+                    case .already:
+                        tally(true, \.completed, else: \.leasesLost)
+                        log(.info, "the completion of \(job.id) had been recorded (the reply to its commit was lost)")
+                    case .lost:
+                        tally(false, \.completed, else: \.leasesLost)
+                        log(.warning, "\(job.id) finished after its lease was lost; outcome discarded")
+                    }
                     return nil
                 } catch let failure as HookFailed {
                     return .failure([failure.error])

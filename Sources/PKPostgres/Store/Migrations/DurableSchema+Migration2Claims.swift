@@ -95,7 +95,7 @@
                         UPDATE \(name).jobs j SET state = 'available'
                         WHERE j.id IN (
                             SELECT s.id FROM \(name).jobs s WHERE s.state = 'scheduled' AND s.run_at <= now()
-                            ORDER BY s.run_at, s.id LIMIT 1000 FOR UPDATE SKIP LOCKED)
+                            ORDER BY s.run_at, s.id LIMIT 1000 FOR NO KEY UPDATE SKIP LOCKED)
                         RETURNING j.kind)
                     SELECT array_agg(DISTINCT due.kind) INTO v_due FROM due;
                     IF v_due IS NOT NULL THEN
@@ -114,14 +114,14 @@
                                     SELECT j.id, j.categories, j.priority, j.run_at FROM \(name).jobs j
                                     WHERE j.state = 'available' AND j.kind = k.kind AND j.run_at <= v_cutoff
                                         AND j.id <> ALL (p_skip)
-                                    ORDER BY j.run_at, j.id LIMIT p_limit FOR UPDATE SKIP LOCKED) a
+                                    ORDER BY j.run_at, j.id LIMIT p_limit FOR NO KEY UPDATE SKIP LOCKED) a
                                 UNION ALL
                                 SELECT b.id, b.categories, false, b.priority, b.run_at
                                 FROM unnest(p_kinds) AS k(kind) CROSS JOIN LATERAL (
                                     SELECT j.id, j.categories, j.priority, j.run_at FROM \(name).jobs j
                                     WHERE j.state = 'available' AND j.kind = k.kind AND j.run_at <= now()
                                         AND j.id <> ALL (p_skip)
-                                    ORDER BY j.priority DESC, j.run_at, j.id LIMIT p_limit FOR UPDATE SKIP LOCKED) b
+                                    ORDER BY j.priority DESC, j.run_at, j.id LIMIT p_limit FOR NO KEY UPDATE SKIP LOCKED) b
                             ) c
                             ORDER BY c.starving DESC, CASE WHEN c.starving THEN c.run_at END, c.priority DESC, c.run_at, c.id
                         LOOP

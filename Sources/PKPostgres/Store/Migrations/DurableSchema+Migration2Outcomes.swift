@@ -24,13 +24,15 @@
                     END IF;
                     FOREACH v_category IN ARRAY v_freed LOOP
                         SELECT w.job_id INTO v_wake FROM \(name).category_waits w
+                            JOIN \(name).jobs j ON j.id = w.job_id AND j.state = 'waiting'
                         WHERE w.category = v_category AND w.run_at <= v_cutoff ORDER BY w.run_at, w.job_id LIMIT 1;
                         IF v_wake IS NULL THEN
-                            SELECT w.job_id INTO v_wake FROM \(name).category_waits w JOIN \(name).jobs j ON j.id = w.job_id
+                            SELECT w.job_id INTO v_wake FROM \(name).category_waits w
+                                JOIN \(name).jobs j ON j.id = w.job_id AND j.state = 'waiting'
                             WHERE w.category = v_category AND NOT EXISTS (
                                 SELECT 1 FROM \(name).exclusive_categories x WHERE x.category = ANY (j.categories))
                             ORDER BY w.priority DESC, w.run_at, w.job_id LIMIT 1
-                            FOR UPDATE OF j SKIP LOCKED;
+                            FOR NO KEY UPDATE OF j SKIP LOCKED;
                         ELSIF EXISTS (
                             SELECT 1 FROM \(name).exclusive_categories x JOIN \(name).jobs j ON x.category = ANY (j.categories)
                             WHERE j.id = v_wake) THEN
@@ -79,6 +81,12 @@
                             END IF;
                         END LOOP;
                         CONTINUE WHEN v_ok;
+                        -- Locked first, as every change to a final state is (FOR UPDATE): an enqueue naming one of
+                        -- them as a dependency (FOR KEY SHARE) commits its edge first, so the cascade sees it.
+                        PERFORM 1 FROM \(name).jobs j JOIN \(name).dependencies d ON d.job_id = j.id
+                        WHERE d.depends_on = v_job AND j.state IN ('blocked', 'scheduled', 'available', 'waiting')
+                            AND NOT j.ignore_failed_dependencies
+                        ORDER BY j.id FOR UPDATE OF j;
                         FOR r IN
                             UPDATE \(name).jobs j SET state = 'cancelled', finished_at = now(),
                                 errors = j.errors || jsonb_build_array('dependency ' || v_job || ' failed or was cancelled')
@@ -112,18 +120,27 @@
                 END
                 $$;
 
-                -- The outcomes, each fenced by the lease token: NULL (or false) when the lease is no longer this token's.
+                -- The outcomes, each fenced by the lease token. Each first locks the row FOR UPDATE, as every change
+                -- to a final state does, so that it waits for an enqueue under way that names the job as a dependency
+                -- (FOR KEY SHARE) and then sees its edge. The token stays on the row, so that an outcome whose
+                -- commit's reply was lost, sent again, finds itself recorded ('already', or the state) rather than
+                -- a lost lease.
                 CREATE FUNCTION \(name).complete_job(p_job bigint, p_token bigint, p_output jsonb, p_starving float8)
-                RETURNS boolean LANGUAGE plpgsql AS $$
+                RETURNS text LANGUAGE plpgsql AS $$
+                DECLARE
+                    v_state text;
                 BEGIN
+                    SELECT state INTO v_state FROM \(name).jobs WHERE id = p_job AND lease_token = p_token FOR UPDATE;
+                    IF v_state IS NULL OR v_state NOT IN ('running', 'completed') THEN
+                        RETURN 'lost';
+                    ELSIF v_state = 'completed' THEN
+                        RETURN 'already';
+                    END IF;
                     UPDATE \(name).jobs SET state = 'completed', output = p_output, finished_at = now(),
                         lease_owner = NULL, lease_expires_at = NULL
-                    WHERE id = p_job AND lease_token = p_token AND state = 'running';
-                    IF NOT FOUND THEN
-                        RETURN false;
-                    END IF;
+                    WHERE id = p_job;
                     PERFORM \(name).left_running(p_job, 'completed', '', p_starving);
-                    RETURN true;
+                    RETURN 'completed';
                 END
                 $$;
 
@@ -134,6 +151,10 @@
                     v_state text;
                     v_kind text;
                 BEGIN
+                    SELECT state INTO v_state FROM \(name).jobs WHERE id = p_job AND lease_token = p_token FOR UPDATE;
+                    IF v_state IS NULL OR v_state <> 'running' THEN
+                        RETURN v_state;  -- NULL: the lease is lost; a state: recorded already
+                    END IF;
                     UPDATE \(name).jobs SET
                         state = CASE WHEN cancel_requested THEN 'cancelled'
                                      WHEN attempt < max_attempts AND NOT p_permanent
@@ -144,12 +165,9 @@
                         finished_at = CASE WHEN NOT cancel_requested AND attempt < max_attempts AND NOT p_permanent
                                            THEN NULL ELSE now() END,
                         errors = errors || jsonb_build_array(p_error),
-                        lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
-                    WHERE id = p_job AND lease_token = p_token AND state = 'running'
+                        lease_owner = NULL, lease_expires_at = NULL
+                    WHERE id = p_job
                     RETURNING state, kind INTO v_state, v_kind;
-                    IF NOT FOUND THEN
-                        RETURN NULL;
-                    END IF;
                     PERFORM \(name).left_running(p_job, v_state, v_kind, p_starving);
                     RETURN v_state;
                 END
@@ -157,36 +175,41 @@
 
                 CREATE FUNCTION \(name).cancel_running_job(p_job bigint, p_token bigint, p_reason text, p_starving float8)
                 RETURNS boolean LANGUAGE plpgsql AS $$
+                DECLARE
+                    v_state text;
                 BEGIN
-                    UPDATE \(name).jobs SET state = 'cancelled', finished_at = now(), errors = errors || jsonb_build_array(p_reason),
-                        lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
-                    WHERE id = p_job AND lease_token = p_token AND state = 'running';
-                    IF NOT FOUND THEN
-                        RETURN false;
+                    SELECT state INTO v_state FROM \(name).jobs WHERE id = p_job AND lease_token = p_token FOR UPDATE;
+                    IF v_state IS NULL OR v_state <> 'running' THEN
+                        RETURN coalesce(v_state = 'cancelled', false);
                     END IF;
+                    UPDATE \(name).jobs SET state = 'cancelled', finished_at = now(),
+                        errors = errors || jsonb_build_array(p_reason), lease_owner = NULL, lease_expires_at = NULL
+                    WHERE id = p_job;
                     PERFORM \(name).left_running(p_job, 'cancelled', '', p_starving);
                     RETURN true;
                 END
                 $$;
 
-                -- Gives a running job back without spending its attempt, or records it cancelled when that was requested.
+                -- Gives a running job back without spending its attempt, or records it cancelled when that was
+                -- requested.
                 CREATE FUNCTION \(name).release_job(p_job bigint, p_token bigint, p_starving float8)
                 RETURNS boolean LANGUAGE plpgsql AS $$
                 DECLARE
                     v_state text;
                     v_kind text;
                 BEGIN
+                    SELECT state INTO v_state FROM \(name).jobs WHERE id = p_job AND lease_token = p_token FOR UPDATE;
+                    IF v_state IS NULL OR v_state <> 'running' THEN
+                        RETURN coalesce(v_state IN ('available', 'cancelled'), false);
+                    END IF;
                     UPDATE \(name).jobs SET
                         state = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'available' END,
                         attempt = CASE WHEN cancel_requested THEN attempt ELSE attempt - 1 END,
                         finished_at = CASE WHEN cancel_requested THEN now() END,
                         errors = CASE WHEN cancel_requested THEN errors || '["cancelled by request"]'::jsonb ELSE errors END,
-                        lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, started_at = NULL
-                    WHERE id = p_job AND lease_token = p_token AND state = 'running'
+                        lease_owner = NULL, lease_expires_at = NULL, started_at = NULL
+                    WHERE id = p_job
                     RETURNING state, kind INTO v_state, v_kind;
-                    IF NOT FOUND THEN
-                        RETURN false;
-                    END IF;
                     PERFORM \(name).left_running(p_job, v_state, v_kind, p_starving);
                     RETURN true;
                 END
