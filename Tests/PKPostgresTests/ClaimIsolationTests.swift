@@ -81,17 +81,24 @@
             }
         }
 
-        @Test func aReleasedCategoryWakesTheJobWaitingForItWithoutWaitingForAPoll() async throws {
+        @Test func aReleasedCategoryWakesTheJobWaitingForItOnAnotherWorkerWithoutWaitingForAPoll() async throws {
             try await withFixture { fixture in
+                // The holder runs on a worker that does not run the waiter's kind, so that the worker the
+                // waiter needs hears of the release only through a notification: its poll is far longer than the
+                // test's hang guard.
+                let holders = try fixture.makeQueue()
+                try holders.register(TestJob.self)
+                let waiters = try fixture.makeQueue()
+                try waiters.register(Relay.self)
+                try fixture.startWorker(concurrency: 1, queue: holders, pollInterval: .seconds(60))
+                try fixture.startWorker(concurrency: 1, queue: waiters, pollInterval: .seconds(60))
                 var holding = fixture.input("holder")
                 holding.runsUntilCancelled = true
                 let holder = try await fixture.queue.enqueue(
                     TestJob.self, input: holding, options: DurableJobOptions(exclusiveCategories: ["printer"]))
-                // A poll far longer than the test's hang guard: only a notification can start the waiter in time.
-                try fixture.startWorker(concurrency: 2, pollInterval: .seconds(60))
                 try await eventually("the holder to start") { fixture.probe.hasStarted("holder") }
                 let waiting = try await fixture.queue.enqueue(
-                    TestJob.self, input: fixture.input("waiter"),
+                    Relay.self, input: TestOutput(probe: fixture.probe.name, label: "waiter", value: 1, attempt: 0),
                     options: DurableJobOptions(exclusiveCategories: ["printer"]))
                 try await eventually("the waiter to be parked") {
                     try await fixture.sql(
@@ -101,6 +108,7 @@
                 fixture.probe.releaseWaitingJobs()
                 #expect(try await fixture.waitUntilFinished(holder).state == .completed)
                 #expect(try await fixture.waitUntilFinished(waiting).state == .completed)
+                #expect(fixture.probe.hasStarted("waiter>relay"))
             }
         }
     }

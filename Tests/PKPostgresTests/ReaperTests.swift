@@ -10,9 +10,10 @@
         @Test func aBacklogOfExpiredLeasesIsReapedInBatchesWithoutDelayingTheReapersOwnHeartbeat() async throws {
             try await withFixture { fixture in
                 try await fixture.queue.migrate()
-                // What an outage longer than a lease leaves behind: thousands of jobs of crashed workers, of a kind
-                // this worker does not run (so they stay available once requeued).
-                let count = 5_000
+                // What an outage longer than a lease leaves behind: tens of thousands of jobs of crashed workers, of
+                // a kind this worker does not run (so they stay available once requeued). Reaped in one transaction
+                // on the heartbeat's connection, they took longer than a lease.
+                let count = 40_000
                 let retry = String(decoding: try JSONEncoder().encode(DurableRetryPolicy.standard), as: UTF8.self)
                 try await fixture.sql(
                     """
@@ -25,13 +26,26 @@
                 var input = fixture.input("own")
                 input.runsUntilCancelled = true
                 let own = try await fixture.queue.enqueue(TestJob.self, input: input)
-                let worker = try fixture.startWorker(lease: .seconds(1))
-                try await eventually("the backlog to be reaped") { worker.statistics.reaped == count }
+                let worker = try fixture.startWorker()
+                try await eventually("the worker's own job to start") { fixture.probe.hasStarted("own") }
+                // Meanwhile the database never sees the worker's own lease lapse: its heartbeat goes on.
+                var lapsed = 0
+                var samples = 0
+                try await eventually("the backlog to be reaped", timeout: .seconds(60)) {
+                    let row = try await fixture.sql(
+                        "SELECT lease_expires_at < now() AS lapsed FROM \(fixture.schema).jobs WHERE id = $1::bigint",
+                        [String(own.rawValue)]
+                    ).rows.first
+                    samples += 1
+                    if try row?.bool("lapsed") == true { lapsed += 1 }
+                    return worker.statistics.reaped == count
+                }
+                #expect(samples > 1)
+                #expect(lapsed == 0, "the worker's own lease lapsed in \(lapsed) of \(samples) samples")
                 let left = try await fixture.count(
                     "SELECT count(*) FROM \(fixture.schema).jobs WHERE kind = 'test.elsewhere' AND state <> 'available'"
                 )
                 #expect(left == 0)
-                // The worker's own job kept its lease throughout: renewed on a connection the reaper never used.
                 fixture.probe.releaseWaitingJobs()
                 let job = try await fixture.waitUntilFinished(own)
                 #expect(job.state == .completed)

@@ -120,13 +120,15 @@
                 try transaction.execute(
                     "DO $$ BEGIN RAISE EXCEPTION 'planned conflict' USING ERRCODE = '40001'; END $$")
             }
-            if input.hookSwallowsError {
-                _ = try? transaction.execute("SELECT * FROM no_such_table_anywhere")
-            }
+
             if let table = input.effectsTable {
                 try transaction.execute(
                     "INSERT INTO \(table) (job_id, label, worker) VALUES ($1::bigint, $2, $3)",
                     [String(job.id.rawValue), input.label, job.workerName])
+            }
+            // Last, so that nothing after it in the hook notices the aborted transaction.
+            if input.hookSwallowsError {
+                _ = try? transaction.execute("SELECT * FROM no_such_table_anywhere")
             }
         }
     }
