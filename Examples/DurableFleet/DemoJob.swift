@@ -5,6 +5,10 @@
     import Synchronization
 
     /// What a demo job is asked to do.
+    ///
+    /// It names no table: where a completion writes is the worker process's decision (``DemoSettings``), never
+    /// the input's, which anyone who can enqueue controls. Rows enqueued by an older version may still carry an
+    /// `effectsTable` key; decoding ignores it.
     struct DemoInput: Codable, Sendable {
         /// The job's number in its graph.
         var index: Int
@@ -12,14 +16,23 @@
         var workMilliseconds: Int
         /// The chance that the first attempt fails.
         var failRate: Double
-        /// The table its completion inserts a row into (`<schema>_demo.effects`).
-        var effectsTable: String
     }
 
     /// What a demo job reports.
     struct DemoOutput: Codable, Sendable {
         var index: Int
         var attempt: Int
+    }
+
+    /// What the worker process decides for every demo job it runs: set once by `work`, from its validated
+    /// options, before its worker starts.
+    struct DemoSettings: Sendable {
+        /// The table a completion inserts its row into: `<schema>_demo.effects`, `<schema>` being the queue's
+        /// schema name (validated by `DurableQueue`: lower-case letters, digits and underscores).
+        var effectsTable: String
+
+        /// This process's settings; nil until `work` sets them.
+        static let current = Mutex<DemoSettings?>(nil)
     }
 
     /// A demo job: sleeps a little, fails its first attempt with the asked probability, and, when it completes,
@@ -63,7 +76,9 @@
         }
 
         func willCompleteDurably(_ job: DurableJobInfo, output: DemoOutput, in transaction: PostgresConnection) throws {
-            guard let table = input.value?.effectsTable else { return }
+            guard let table = DemoSettings.current.withLock({ $0?.effectsTable }) else {
+                throw DurableError.invalidOption("this process has no demo effects table (run `work`)")
+            }
             try transaction.execute(
                 "INSERT INTO \(table) (job_id, worker) VALUES ($1::bigint, $2)",
                 [String(job.id.rawValue), job.workerName])

@@ -14,13 +14,15 @@
             queue = try DurableQueue(connectionString: options.database, schema: options.schema)
         }
 
-        private var effectsTable: String { "\(options.schema)_demo.effects" }
+        /// The demo's effects table: built from the queue's schema name, which `DurableQueue` validated (lower-case
+        /// letters, digits and underscores), never from anything a job's input says.
+        private var effectsTable: String { "\(queue.schema)_demo.effects" }
 
         /// Creates the demo's effects table (idempotent; concurrent callers are serialised by a lock).
         private func prepareEffects() throws {
             try queue.withTransaction { connection in
                 try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", [effectsTable])
-                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(options.schema)_demo")
+                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(queue.schema)_demo")
                 try connection.execute(
                     """
                     CREATE TABLE IF NOT EXISTS \(effectsTable) (
@@ -40,8 +42,7 @@
                 if dag, index > 0 {
                     for _ in 0..<Int.random(in: 0...min(3, index)) { after.append(nodes[Int.random(in: 0..<index)]) }
                 }
-                let input = DemoInput(
-                    index: index, workMilliseconds: workMilliseconds, failRate: failRate, effectsTable: effectsTable)
+                let input = DemoInput(index: index, workMilliseconds: workMilliseconds, failRate: failRate)
                 nodes.append(
                     graph.add(DemoJob.self, input: input, options: DurableJobOptions(retry: retry), after: after))
             }
@@ -51,6 +52,7 @@
 
         func work(name: String, concurrency: Int, leaseMilliseconds: Int) throws {
             try prepareEffects()
+            DemoSettings.current.withLock { $0 = DemoSettings(effectsTable: effectsTable) }
             try queue.register(DemoJob.self)
             let coordinator = ShutdownCoordinator.shared
             coordinator.gracePeriod = .seconds(5)
@@ -72,7 +74,7 @@
 
         func report(json: Bool) throws {
             try prepareEffects()
-            let schema = options.schema
+            let schema = queue.schema
             let kind = DemoJob.kind
             let (states, effects, duplicates, violations) = try queue.withTransaction { connection in
                 var states: [String: Int] = [:]

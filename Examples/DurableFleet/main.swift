@@ -10,7 +10,9 @@
 // "orderViolations":…}. Every demo job, when it completes, inserts one row into the demo effects table in its
 // completing transaction: `duplicateEffects` counts jobs with more than one row (completion is exactly-once, so
 // it stays 0 even when a killed worker's jobs run again) and `orderViolations` counts jobs whose effect came
-// before one of their dependencies'. Exit status 64 for a bad command line, 69 without the Postgres trait.
+// before one of their dependencies'. The effects table is the worker process's choice (`<schema>_demo.effects`,
+// from the validated --schema), never a job input's. Exit status 64 for a bad command line, 69 without the
+// Postgres trait.
 import Foundation
 
 #if Postgres
