@@ -14,8 +14,11 @@
         var index: Int
         /// How long the work takes, in milliseconds.
         var workMilliseconds: Int
-        /// The chance that the first attempt fails.
+        /// The chance that the first attempt fails, drawn when it runs (when ``failingAttempts`` is nil).
         var failRate: Double
+        /// When set, the plan made at enqueue: attempts 1 to this many fail, later ones succeed (at least the job's
+        /// most attempts: the job fails for good).
+        var failingAttempts: Int?
     }
 
     /// What a demo job reports.
@@ -30,14 +33,18 @@
         /// The table a completion inserts its row into: `<schema>_demo.effects`, `<schema>` being the queue's
         /// schema name (validated by `DurableQueue`: lower-case letters, digits and underscores).
         var effectsTable: String
+        /// Whether a job writes `start <job id> <attempt> <worker>` to standard output when its `execute()`
+        /// begins (`work --log-starts`), so that a test can tell which attempts really started, even on a worker
+        /// later killed.
+        var logStarts = false
 
         /// This process's settings; nil until `work` sets them.
         static let current = Mutex<DemoSettings?>(nil)
     }
 
-    /// A demo job: sleeps a little, fails its first attempt with the asked probability, and, when it completes,
-    /// inserts one row into the demo `effects` table in its completing transaction, so that the report can count
-    /// completions that happened more than once (none should).
+    /// A demo job: sleeps a little, fails as its input asks, and, when it completes, inserts one row into the demo
+    /// `effects` table in its completing transaction, so that the report can count completions that happened
+    /// more than once (none should).
     final class DemoJob: Procedure, DurableProcedure, @unchecked Sendable {
         // @unchecked Sendable: the mutable state (`inputValue`, `outputValue`, `job`) is behind its Mutexes.
         static let kind = "durable-fleet.demo"
@@ -67,9 +74,17 @@
                 finish(with: DurableError.invalidOption("the demo job has no input"))
                 return
             }
+            if DemoSettings.current.withLock({ $0?.logStarts ?? false }) {
+                say("start \(job.id.rawValue) \(job.attempt) \(job.workerName)")
+            }
             if input.workMilliseconds > 0 { Thread.sleep(forTimeInterval: Double(input.workMilliseconds) / 1_000) }
-            if job.attempt == 1, input.failRate > 0, Double.random(in: 0..<1) < input.failRate {
-                finish(with: DemoFailure(index: input.index))
+            if let failing = input.failingAttempts {
+                if job.attempt <= failing {
+                    finish(with: DemoFailure(index: input.index, attempt: job.attempt, planned: true))
+                    return
+                }
+            } else if job.attempt == 1, input.failRate > 0, Double.random(in: 0..<1) < input.failRate {
+                finish(with: DemoFailure(index: input.index, attempt: job.attempt, planned: false))
                 return
             }
             finish(withResult: .success(DemoOutput(index: input.index, attempt: job.attempt)))
@@ -85,9 +100,15 @@
         }
     }
 
-    /// The failure a demo job's first attempt may have.
+    /// The failure a demo job's attempt may have: its first at random, or any its plan names.
     struct DemoFailure: Error, CustomStringConvertible {
         let index: Int
-        var description: String { "demo job \(index) failed its first attempt on purpose" }
+        let attempt: Int
+        let planned: Bool
+        var description: String {
+            planned
+                ? "demo job \(index) failed attempt \(attempt) as planned"
+                : "demo job \(index) failed its first attempt on purpose"
+        }
     }
 #endif

@@ -32,27 +32,53 @@
             }
         }
 
-        func enqueue(jobs: Int, dag: Bool, failRate: Double, workMilliseconds: Int) throws {
+        func enqueue(_ plan: FleetOptions.EnqueuePlan) throws {
             try prepareEffects()
+            var random = FleetRandom(seed: plan.seed)
+            // The shape first, so that a job's plan can depend on whether anything depends on it.
+            var dependencies: [[Int]] = []
+            for index in 0..<plan.jobs {
+                var after: [Int] = []
+                if plan.dag, index > 0 {
+                    for _ in 0..<Int.random(in: 0...min(3, index), using: &random) {
+                        after.append(Int.random(in: 0..<index, using: &random))
+                    }
+                }
+                dependencies.append(after)
+            }
+            var hasDependents = [Bool](repeating: false, count: plan.jobs)
+            for after in dependencies { for dependency in after { hasDependents[dependency] = true } }
+
             let graph = DurableGraph()
             var nodes: [DurableGraph.Node] = []
-            let retry = DurableRetryPolicy(maxAttempts: 5, wait: .constant(0.05))
-            for index in 0..<jobs {
-                var after: [DurableGraph.Node] = []
-                if dag, index > 0 {
-                    for _ in 0..<Int.random(in: 0...min(3, index)) { after.append(nodes[Int.random(in: 0..<index)]) }
+            let retry = DurableRetryPolicy(maxAttempts: plan.maxAttempts, wait: .constant(0.05))
+            for index in 0..<plan.jobs {
+                var input = DemoInput(
+                    index: index, workMilliseconds: plan.workMilliseconds, failRate: plan.failRate,
+                    failingAttempts: nil)
+                if let most = plan.failAttempts {
+                    input.failRate = 0
+                    input.failingAttempts =
+                        Double.random(in: 0..<1, using: &random) < plan.failRate
+                        ? Int.random(in: 1...most, using: &random) : 0
                 }
-                let input = DemoInput(index: index, workMilliseconds: workMilliseconds, failRate: failRate)
+                if !hasDependents[index], plan.doomedRate > 0,
+                    Double.random(in: 0..<1, using: &random) < plan.doomedRate
+                {
+                    input.failingAttempts = plan.maxAttempts
+                }
                 nodes.append(
-                    graph.add(DemoJob.self, input: input, options: DurableJobOptions(retry: retry), after: after))
+                    graph.add(
+                        DemoJob.self, input: input, options: DurableJobOptions(retry: retry),
+                        after: dependencies[index].map { nodes[$0] }))
             }
             let enqueued = try queue.enqueue(graph)
             say("graph \(enqueued.id.rawValue)")
         }
 
-        func work(name: String, concurrency: Int, leaseMilliseconds: Int) throws {
+        func work(name: String, concurrency: Int, leaseMilliseconds: Int, logStarts: Bool) throws {
             try prepareEffects()
-            DemoSettings.current.withLock { $0 = DemoSettings(effectsTable: effectsTable) }
+            DemoSettings.current.withLock { $0 = DemoSettings(effectsTable: effectsTable, logStarts: logStarts) }
             try queue.register(DemoJob.self)
             let coordinator = ShutdownCoordinator.shared
             coordinator.gracePeriod = .seconds(5)

@@ -4,9 +4,29 @@
     /// The command line.
     struct FleetOptions {
         enum Command {
-            case enqueue(jobs: Int, dag: Bool, failRate: Double, workMilliseconds: Int)
-            case work(worker: String, concurrency: Int, leaseMilliseconds: Int)
+            case enqueue(EnqueuePlan)
+            case work(worker: String, concurrency: Int, leaseMilliseconds: Int, logStarts: Bool)
             case report(json: Bool)
+        }
+
+        /// What `enqueue` makes.
+        struct EnqueuePlan {
+            var jobs = 0
+            /// A random DAG rather than independent jobs.
+            var dag = false
+            /// The chance that a job fails: its first attempt, drawn when it runs; with ``failAttempts``, a number
+            /// of attempts planned now.
+            var failRate = 0.0
+            var workMilliseconds = 5
+            /// Makes the DAG and the planned failures reproducible.
+            var seed: UInt64?
+            /// When set, a job picked with ``failRate`` fails its first 1 to this many attempts (drawn now and kept
+            /// in its input).
+            var failAttempts: Int?
+            /// Each job's most attempts.
+            var maxAttempts = 5
+            /// The chance that a job no other job depends on fails every attempt (planned now, so it ends failed).
+            var doomedRate = 0.0
         }
 
         struct Problem: Error, CustomStringConvertible {
@@ -20,7 +40,14 @@
         static let usage = """
             usage: DurableFleet --database <libpq connection string> [--schema NAME] <command>
               enqueue --jobs N [--dag] [--fail-rate P] [--work-ms M]   enqueue N demo jobs (a random DAG with --dag)
+                      [--seed S] [--fail-attempts K] [--max-attempts A] [--doomed-rate D]
+                        --seed: the same DAG and planned failures for the same S
+                        --fail-attempts: a job picked with P fails its first 1 to K attempts (planned now; K < A)
+                        --max-attempts: each job's most attempts (default 5)
+                        --doomed-rate: the chance that a job nothing depends on fails every attempt
               work --worker NAME [--concurrency K] [--lease-ms L]      run a worker until SIGTERM/SIGINT
+                   [--log-starts]                                       print "start <job> <attempt> <worker>" as
+                                                                          each job begins
               report [--json]                                           count jobs by state, effects, duplicates
             """
 
@@ -38,24 +65,28 @@
             }
             var commandName: String?
             var jobs: Int?
-            var dag = false
-            var failRate = 0.0
-            var workMilliseconds = 5
+            var plan = EnqueuePlan()
             var worker: String?
             var concurrency = 4
             var leaseMilliseconds = 30_000
+            var logStarts = false
             var json = false
             while let argument = rest.popFirst() {
                 switch argument {
                 case "--database": options.database = try value(argument)
                 case "--schema": options.schema = try value(argument)
                 case "--jobs": jobs = try number(argument, Int.self)
-                case "--dag": dag = true
-                case "--fail-rate": failRate = try number(argument, Double.self)
-                case "--work-ms": workMilliseconds = try number(argument, Int.self)
+                case "--dag": plan.dag = true
+                case "--fail-rate": plan.failRate = try number(argument, Double.self)
+                case "--work-ms": plan.workMilliseconds = try number(argument, Int.self)
+                case "--seed": plan.seed = try number(argument, UInt64.self)
+                case "--fail-attempts": plan.failAttempts = try number(argument, Int.self)
+                case "--max-attempts": plan.maxAttempts = try number(argument, Int.self)
+                case "--doomed-rate": plan.doomedRate = try number(argument, Double.self)
                 case "--worker": worker = try value(argument)
                 case "--concurrency": concurrency = try number(argument, Int.self)
                 case "--lease-ms": leaseMilliseconds = try number(argument, Int.self)
+                case "--log-starts": logStarts = true
                 case "--json": json = true
                 case "enqueue", "work", "report":
                     guard commandName == nil else { throw Problem(description: "one command at a time") }
@@ -69,20 +100,39 @@
                 guard let jobs, jobs >= 1, jobs <= 1_000_000 else {
                     throw Problem(description: "enqueue needs --jobs between 1 and 1,000,000")
                 }
-                guard failRate >= 0, failRate <= 1 else { throw Problem(description: "--fail-rate is 0 to 1") }
-                guard workMilliseconds >= 0, workMilliseconds <= 600_000 else {
-                    throw Problem(description: "--work-ms is 0 to 600,000")
-                }
-                options.command = .enqueue(jobs: jobs, dag: dag, failRate: failRate, workMilliseconds: workMilliseconds)
+                plan.jobs = jobs
+                try plan.validate()
+                options.command = .enqueue(plan)
             case "work":
                 guard let worker, !worker.isEmpty else { throw Problem(description: "work needs --worker NAME") }
-                options.command = .work(worker: worker, concurrency: concurrency, leaseMilliseconds: leaseMilliseconds)
+                options.command = .work(
+                    worker: worker, concurrency: concurrency, leaseMilliseconds: leaseMilliseconds,
+                    logStarts: logStarts)
             case "report":
                 options.command = .report(json: json)
             default:
                 throw Problem(description: "name a command: enqueue, work or report")
             }
             return options
+        }
+    }
+
+    extension FleetOptions.EnqueuePlan {
+        func validate() throws {
+            typealias Problem = FleetOptions.Problem
+            guard failRate >= 0, failRate <= 1 else { throw Problem(description: "--fail-rate is 0 to 1") }
+            guard workMilliseconds >= 0, workMilliseconds <= 600_000 else {
+                throw Problem(description: "--work-ms is 0 to 600,000")
+            }
+            guard maxAttempts >= 1, maxAttempts <= 100 else { throw Problem(description: "--max-attempts is 1 to 100") }
+            if let failAttempts {
+                guard failAttempts >= 1, failAttempts < maxAttempts else {
+                    throw Problem(
+                        description:
+                            "--fail-attempts is 1 to one less than --max-attempts (so that the job can complete)")
+                }
+            }
+            guard doomedRate >= 0, doomedRate <= 1 else { throw Problem(description: "--doomed-rate is 0 to 1") }
         }
     }
 #endif

@@ -1,0 +1,17 @@
+#if Postgres
+    /// SplitMix64, seeded: `enqueue --seed` makes the same graph and plan every time.
+    struct FleetRandom: RandomNumberGenerator {
+        private var state: UInt64
+
+        /// A generator seeded with `seed`, or at random.
+        init(seed: UInt64?) { state = seed ?? UInt64.random(in: .min ... .max) }
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+#endif
