@@ -9,8 +9,8 @@
     /// with its full error history, each effect exactly once and in dependency order, no attempt spent without a run
     /// that started unless a kill cut it short, no lease lost by a worker that stayed alive.
     ///
-    /// - `PK_FLEET_LEVEL`: the CI level by default (300 jobs, 3 workers, a few kills; about half a minute);
-    ///   `heavy` for a long run (4,000 jobs, 4 workers, dozens of disturbances).
+    /// - `PK_FLEET_LEVEL`: the CI level by default (600 jobs, 3 workers, a few kills; about half a minute);
+    ///   `heavy` for a long run (10,000 jobs, 4 workers, 2 s leases, hundreds of disturbances; several minutes).
     /// - `PK_FLEET_SEED=<n>` replays a run's graph, planned failures and disturbances (the seed is printed; the
     ///   disturbances' moments depend on the machine).
     ///

@@ -41,14 +41,14 @@
         }
 
         static let ci = FleetLevel(
-            name: "ci", jobs: 400, workers: 3, concurrency: 3, leaseMilliseconds: 3_000, workMilliseconds: 200,
-            failRate: 0.15, failAttempts: 2, maxAttempts: 8, doomedRate: 0.05, kills: 5, terminations: 12, stops: 2,
+            name: "ci", jobs: 600, workers: 3, concurrency: 3, leaseMilliseconds: 3_000, workMilliseconds: 200,
+            failRate: 0.15, failAttempts: 2, maxAttempts: 8, doomedRate: 0.05, kills: 6, terminations: 15, stops: 2,
             pause: 0.4...1.6, hangGuard: 300)
 
         static let heavy = FleetLevel(
-            name: "heavy", jobs: 4_000, workers: 4, concurrency: 4, leaseMilliseconds: 2_000, workMilliseconds: 200,
-            failRate: 0.15, failAttempts: 2, maxAttempts: 8, doomedRate: 0.05, kills: 30, terminations: 100,
-            stops: 8, pause: 0.3...2.5, hangGuard: 1_800)
+            name: "heavy", jobs: 10_000, workers: 4, concurrency: 4, leaseMilliseconds: 2_000, workMilliseconds: 200,
+            failRate: 0.15, failAttempts: 2, maxAttempts: 8, doomedRate: 0.05, kills: 60, terminations: 250,
+            stops: 15, pause: 0.3...2, hangGuard: 1_800)
 
         var description: String {
             "\(name): \(jobs) jobs, \(workers) workers × \(concurrency), lease \(leaseMilliseconds) ms, "
