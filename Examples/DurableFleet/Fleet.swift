@@ -51,7 +51,8 @@
 
             let graph = DurableGraph()
             var nodes: [DurableGraph.Node] = []
-            let retry = DurableRetryPolicy(maxAttempts: plan.maxAttempts, wait: .constant(0.05))
+            let retry = DurableRetryPolicy(
+                maxAttempts: plan.maxAttempts, wait: .constant(Double(plan.retryWaitMilliseconds) / 1_000))
             for index in 0..<plan.jobs {
                 var input = DemoInput(
                     index: index, workMilliseconds: plan.workMilliseconds, failRate: plan.failRate,

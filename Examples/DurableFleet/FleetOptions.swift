@@ -25,6 +25,8 @@
             var failAttempts: Int?
             /// Each job's most attempts.
             var maxAttempts = 5
+            /// How long a failed job waits before its next attempt.
+            var retryWaitMilliseconds = 50
             /// The chance that a job no other job depends on fails every attempt (planned now, so it ends failed).
             var doomedRate = 0.0
         }
@@ -40,11 +42,12 @@
         static let usage = """
             usage: DurableFleet --database <libpq connection string> [--schema NAME] <command>
               enqueue --jobs N [--dag] [--fail-rate P] [--work-ms M]   enqueue N demo jobs (a random DAG with --dag)
-                      [--seed S] [--fail-attempts K] [--max-attempts A] [--doomed-rate D]
+                      [--seed S] [--fail-attempts K] [--max-attempts A] [--doomed-rate D] [--retry-wait-ms W]
                         --seed: the same DAG and planned failures for the same S
                         --fail-attempts: a job picked with P fails its first 1 to K attempts (planned now; K < A)
                         --max-attempts: each job's most attempts (default 5)
                         --doomed-rate: the chance that a job nothing depends on fails every attempt
+                        --retry-wait-ms: how long a failed job waits before its next attempt (default 50)
               work --worker NAME [--concurrency K] [--lease-ms L]      run a worker until SIGTERM/SIGINT
                    [--log-starts]                                       print "start <job> <attempt> <worker>" as
                                                                           each job begins
@@ -83,6 +86,7 @@
                 case "--fail-attempts": plan.failAttempts = try number(argument, Int.self)
                 case "--max-attempts": plan.maxAttempts = try number(argument, Int.self)
                 case "--doomed-rate": plan.doomedRate = try number(argument, Double.self)
+                case "--retry-wait-ms": plan.retryWaitMilliseconds = try number(argument, Int.self)
                 case "--worker": worker = try value(argument)
                 case "--concurrency": concurrency = try number(argument, Int.self)
                 case "--lease-ms": leaseMilliseconds = try number(argument, Int.self)
@@ -133,6 +137,9 @@
                 }
             }
             guard doomedRate >= 0, doomedRate <= 1 else { throw Problem(description: "--doomed-rate is 0 to 1") }
+            guard retryWaitMilliseconds >= 0, retryWaitMilliseconds <= 600_000 else {
+                throw Problem(description: "--retry-wait-ms is 0 to 600,000")
+            }
         }
     }
 #endif

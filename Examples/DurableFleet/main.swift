@@ -2,21 +2,22 @@
 //
 //   DurableFleet --database "<libpq connection string>" [--schema NAME] enqueue --jobs N [--dag] [--fail-rate P]
 //                [--work-ms M] [--seed S] [--fail-attempts K] [--max-attempts A] [--doomed-rate D]
+//                [--retry-wait-ms W]
 //   DurableFleet --database ... work --worker NAME [--concurrency K] [--lease-ms L] [--log-starts]
 //   DurableFleet --database ... report [--json]
 //
 // `enqueue` prints "graph <id>". A job fails its first attempt with probability P, drawn when it runs; with
 // --fail-attempts, a job picked with probability P fails its first 1 to K attempts instead, a plan drawn at enqueue
 // and kept in its input; with --doomed-rate, a job nothing depends on may be planned to fail all of its A attempts
-// (default 5). --seed makes the DAG and the plan the same for the same S. `work` prints "worker <name> ready" and
-// runs until SIGTERM or SIGINT, then shuts down gracefully; with --log-starts, every job prints
-// "start <job id> <attempt> <worker>" at once when its execute() begins. `report --json` prints {"total":…,
-// "states":{…},"effects":…,"duplicateEffects":…,"orderViolations":…}. Every demo job, when it completes, inserts
-// one row into the demo effects table in its completing transaction: `duplicateEffects` counts jobs with more
-// than one row (completion is exactly-once, so it stays 0 even when a killed worker's jobs run again) and
-// `orderViolations` counts jobs whose effect came before one of their dependencies'. The effects table is the
-// worker process's choice (`<schema>_demo.effects`, from the validated --schema), never a job input's. Exit status
-// 64 for a bad command line, 69 without the Postgres trait.
+// (default 5). A failed attempt is retried after W ms (default 50). --seed makes the DAG and the plan the same for
+// the same S. `work` prints "worker <name> ready" and runs until SIGTERM or SIGINT, then shuts down gracefully;
+// with --log-starts, every job prints "start <job id> <attempt> <worker>" at once when its execute() begins.
+// `report --json` prints {"total":…,"states":{…},"effects":…,"duplicateEffects":…,"orderViolations":…}. Every
+// demo job, when it completes, inserts one row into the demo effects table in its completing transaction:
+// `duplicateEffects` counts jobs with more than one row (completion is exactly-once, so it stays 0 even when a
+// killed worker's jobs run again) and `orderViolations` counts jobs whose effect came before one of their
+// dependencies'. The effects table is the worker process's choice (`<schema>_demo.effects`, from the validated
+// --schema), never a job input's. Exit status 64 for a bad command line, 69 without the Postgres trait.
 import Foundation
 
 #if Postgres
