@@ -24,6 +24,13 @@
         var maxAttempts: Int
         /// The chance that a job nothing depends on is planned to fail every attempt.
         var doomedRate: Double
+        /// How long a failed job waits before its next attempt: the example's 50 ms, or `PK_FLEET_RETRY_WAIT_MS`.
+        /// With 0, a worker often claims a job again while it is still recording the job's previous attempt; at the
+        /// time of writing that can lose the newer attempt (the worker keeps its jobs by id alone: the older
+        /// attempt's end frees the newer one's entry, or a heartbeat's stale answer for the older one cancels it),
+        /// so the levels keep the example's wait until that is fixed.
+        var retryWaitMilliseconds =
+            ProcessInfo.processInfo.environment["PK_FLEET_RETRY_WAIT_MS"].flatMap(Int.init) ?? 50
         /// The most workers killed with SIGKILL (each replaced).
         var kills: Int
         /// The most rounds of `pg_terminate_backend`.
@@ -52,7 +59,7 @@
 
         var description: String {
             "\(name): \(jobs) jobs, \(workers) workers × \(concurrency), lease \(leaseMilliseconds) ms, "
-                + "work \(workMilliseconds) ms"
+                + "work \(workMilliseconds) ms, retry wait \(retryWaitMilliseconds) ms"
         }
     }
 
@@ -225,7 +232,7 @@
                 "enqueue", "--jobs", String(level.jobs), "--dag", "--seed", String(enqueueSeed), "--work-ms",
                 String(level.workMilliseconds), "--fail-rate", String(level.failRate), "--fail-attempts",
                 String(level.failAttempts), "--max-attempts", String(level.maxAttempts), "--doomed-rate",
-                String(level.doomedRate),
+                String(level.doomedRate), "--retry-wait-ms", String(level.retryWaitMilliseconds),
             ])
             note("enqueued \(level.jobs) jobs (graph seed \(enqueueSeed))")
         }
