@@ -14,6 +14,31 @@
             DurableJobOptions(retry: DurableRetryPolicy(maxAttempts: maxAttempts, wait: .immediate))
         }
 
+        /// A job retried at once is often claimed again by the worker still recording its failure: both runs are
+        /// held (each by its lease token), and the older one's end must not touch the newer one. Keyed by job id
+        /// alone, the newer attempt's entry was overwritten and then freed (its outcome never recorded, the job
+        /// reaped as if its live worker had died), or cancelled by a heartbeat's answer for the older one: a few
+        /// jobs in a thousand needed a third attempt.
+        @Test(arguments: [1, 2])
+        func aJobRetriedAtOnceByTheWorkerRecordingItsFailureRunsItsSecondAttemptOnce(concurrency: Int) async throws {
+            try await withFixture { fixture in
+                let worker = try fixture.startWorker(concurrency: concurrency)
+                var extra: [String] = []
+                for index in 0..<200 {
+                    var input = fixture.input("retried \(index)")
+                    input.failingAttempts = 1
+                    let id = try await fixture.queue.enqueue(TestJob.self, input: input, options: Self.immediate(5))
+                    let job = try await fixture.waitUntilFinished(id)
+                    if job.state != .completed || job.attempt != 2 {
+                        extra.append("\(id): \(job.state), attempt \(job.attempt), errors \(job.errors)")
+                    }
+                }
+                #expect(extra.isEmpty, "\(extra.count) jobs took more than two attempts: \(extra.prefix(3))")
+                #expect(worker.statistics.leasesLost == 0)
+                #expect(worker.statistics.reaped == 0)
+            }
+        }
+
         @Test(arguments: [1, 3])
         func aJobThatFailsItsFirstAttemptsCompletesOnTheNextWithItsErrorHistory(failures: Int) async throws {
             try await withFixture { fixture in

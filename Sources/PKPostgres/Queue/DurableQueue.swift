@@ -160,7 +160,9 @@
         }
 
         /// Runs `body` in a transaction on a connection of the queue's, blocking the caller: enqueue jobs in it
-        /// together with your own changes (`enqueue(_:input:options:in:)`). It commits when `body` returns.
+        /// together with your own changes (`enqueue(_:input:options:in:)`). It commits when `body` returns, and
+        /// throws ``PostgresError`` `25P02` instead when a statement failed inside `body` whose error `body` caught:
+        /// the server aborted the transaction, and nothing of it is kept.
         @available(*, noasync, message: "blocks on the database; use the async overload")
         public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
             try lane.sync { connection in
@@ -169,7 +171,8 @@
             }
         }
 
-        /// Runs `body` in a transaction on a connection of the queue's, on the queue's database thread.
+        /// Runs `body` in a transaction on a connection of the queue's, on the queue's database thread; see the
+        /// synchronous overload.
         public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T)
             async throws -> T
         {

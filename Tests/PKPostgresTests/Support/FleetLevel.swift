@@ -18,13 +18,11 @@
         var maxAttempts: Int
         /// The chance that a job nothing depends on is planned to fail every attempt.
         var doomedRate: Double
-        /// How long a failed job waits before its next attempt: the example's 50 ms, or `PK_FLEET_RETRY_WAIT_MS`.
-        /// With 0, a worker often claims a job again while it is still recording the job's previous attempt; at the
-        /// time of writing that can lose the newer attempt (the worker keeps its jobs by id alone: the older
-        /// attempt's end frees the newer one's entry, or a heartbeat's stale answer for the older one cancels it),
-        /// so the levels keep the example's wait until that is fixed.
+        /// How long a failed job waits before its next attempt: none (or `PK_FLEET_RETRY_WAIT_MS`), so that a worker
+        /// often claims a job again while it is still recording the job's previous attempt (both runs held, each
+        /// by its own lease token; keyed by job id alone, the older run's end once lost the newer one).
         var retryWaitMilliseconds =
-            ProcessInfo.processInfo.environment["PK_FLEET_RETRY_WAIT_MS"].flatMap(Int.init) ?? 50
+            ProcessInfo.processInfo.environment["PK_FLEET_RETRY_WAIT_MS"].flatMap(Int.init) ?? 0
         /// The most workers killed with SIGKILL (each replaced).
         var kills: Int
         /// The most rounds of `pg_terminate_backend`.

@@ -34,16 +34,20 @@
                     ON CONFLICT DO NOTHING;
                 $$;
 
-                -- Takes every category of a job being claimed, or none; parks the job when one is held (or kept for a job that
-                -- has waited too long).
+                -- Takes every category of a job being claimed, or none; parks the job when one is held, or kept for an
+                -- older job that has waited too long (p_reserved_*: a category, and the start time and id of the job
+                -- it is kept for).
                 CREATE FUNCTION \(name).take_categories(
-                    p_job bigint, p_token bigint, p_categories text[], p_starving boolean, p_reserved text[]
+                    p_job bigint, p_token bigint, p_categories text[], p_run_at timestamptz,
+                    p_reserved_categories text[], p_reserved_run_at timestamptz[], p_reserved_jobs bigint[]
                 ) RETURNS boolean LANGUAGE plpgsql AS $$
                 DECLARE
                     v_taken integer;
                     v_held integer;
                 BEGIN
-                    IF NOT p_starving AND p_categories && p_reserved THEN
+                    IF EXISTS (
+                        SELECT 1 FROM unnest(p_reserved_categories, p_reserved_run_at, p_reserved_jobs) AS r(c, at, job)
+                        WHERE r.c = ANY (p_categories) AND (r.at, r.job) < (p_run_at, p_job)) THEN
                         PERFORM \(name).park(p_job);
                         RETURN false;
                     END IF;
@@ -81,7 +85,9 @@
                 DECLARE
                     v_cutoff timestamptz := now() - make_interval(secs => p_starving);
                     v_due text[];
-                    v_reserved text[];
+                    v_reserved_categories text[];
+                    v_reserved_run_at timestamptz[];
+                    v_reserved_jobs bigint[];
                     v_ids bigint[] := '{}';
                     v_tokens bigint[] := '{}';
                     v_seen bigint[] := '{}';
@@ -102,13 +108,16 @@
                         PERFORM pg_notify('\(jobsChannel)', k) FROM unnest(v_due) AS k;
                     END IF;
                     -- Categories kept for jobs that have waited too long: younger jobs needing them wait behind them.
-                    SELECT coalesce(array_agg(DISTINCT w.category), '{}') INTO v_reserved
-                    FROM (SELECT category FROM \(name).category_waits WHERE run_at <= v_cutoff ORDER BY run_at LIMIT 200) w;
+                    SELECT coalesce(array_agg(w.category), '{}'), coalesce(array_agg(w.run_at), '{}'),
+                        coalesce(array_agg(w.job_id), '{}')
+                    INTO v_reserved_categories, v_reserved_run_at, v_reserved_jobs
+                    FROM (SELECT category, run_at, job_id FROM \(name).category_waits WHERE run_at <= v_cutoff
+                          ORDER BY run_at, job_id LIMIT 200) w;
                     LOOP
                         v_round := v_round + 1;
                         v_parked := false;
                         FOR r IN
-                            SELECT c.id, c.categories, c.starving FROM (
+                            SELECT c.id, c.categories, c.starving, c.run_at FROM (
                                 SELECT a.id, a.categories, true AS starving, a.priority, a.run_at
                                 FROM unnest(p_kinds) AS k(kind) CROSS JOIN LATERAL (
                                     SELECT j.id, j.categories, j.priority, j.run_at FROM \(name).jobs j
@@ -123,21 +132,26 @@
                                         AND j.id <> ALL (p_skip)
                                     ORDER BY j.priority DESC, j.run_at, j.id LIMIT p_limit FOR NO KEY UPDATE SKIP LOCKED) b
                             ) c
-                            ORDER BY c.starving DESC, CASE WHEN c.starving THEN c.run_at END, c.priority DESC, c.run_at, c.id
+                            ORDER BY c.starving DESC, CASE WHEN c.starving THEN c.run_at END, CASE WHEN c.starving THEN c.id END,
+                                c.priority DESC, c.run_at, c.id
                         LOOP
                             EXIT WHEN cardinality(v_ids) >= p_limit;
                             CONTINUE WHEN r.id = ANY (v_seen);
                             v_seen := v_seen || r.id;
                             v_token := nextval('\(name).lease_tokens');
                             IF cardinality(r.categories) = 0
-                                OR \(name).take_categories(r.id, v_token, r.categories, r.starving, v_reserved) THEN
+                                OR \(name).take_categories(
+                                    r.id, v_token, r.categories, r.run_at, v_reserved_categories, v_reserved_run_at,
+                                    v_reserved_jobs) THEN
                                 v_ids := v_ids || r.id;
                                 v_tokens := v_tokens || v_token;
                             ELSE
                                 v_parked := true;
                                 -- Parked after waiting too long: younger jobs of this claim leave its categories.
                                 IF r.starving THEN
-                                    v_reserved := v_reserved || r.categories;
+                                    v_reserved_categories := v_reserved_categories || r.categories;
+                                    v_reserved_run_at := v_reserved_run_at || array_fill(r.run_at, ARRAY[cardinality(r.categories)]);
+                                    v_reserved_jobs := v_reserved_jobs || array_fill(r.id, ARRAY[cardinality(r.categories)]);
                                 END IF;
                             END IF;
                         END LOOP;
