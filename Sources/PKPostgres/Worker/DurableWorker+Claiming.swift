@@ -109,7 +109,7 @@
                 state.withLock {
                     $0.claimed(job, procedure: nil, timeout: timeout, leaseEnds: leaseEnds, now: .now)
                 }
-                outcomeLane.queue.async { [self] in record(.failure([error]), for: job, info: info, run: nil) }
+                enqueueOutcome { [self] in record(.failure([error]), for: job, info: info, run: nil) }
                 return
             }
             let procedure = run.procedure
@@ -143,7 +143,7 @@
             state.withLock {
                 $0.claimed(job, procedure: nil, timeout: .seconds(1), leaseEnds: leaseEnds, now: .now)
             }
-            outcomeLane.queue.async { [self] in record(.release, for: job, info: info, run: nil) }
+            enqueueOutcome { [self] in record(.release, for: job, info: info, run: nil) }
         }
 
         /// Cancels the procedures of job `id` for `cause`, unless the worker already cancelled them.

@@ -27,7 +27,7 @@
             guard toRecord else {
                 // Given up already (its outcome recorded first on the outcome thread, or nothing to record): the
                 // slot is free now, after that record.
-                outcomeLane.queue.async { [self] in freeSlot(of: job) }
+                enqueueOutcome { [self] in freeSlot(of: job) }
                 return
             }
             let outcome: Outcome
@@ -54,7 +54,7 @@
                     }
                 }
             }
-            outcomeLane.queue.async { [self] in record(outcome, for: job, info: info, run: run) }
+            enqueueOutcome { [self] in record(outcome, for: job, info: info, run: run) }
         }
 
         /// Gives up a job whose procedure did not stop by its deadline after being cancelled for `cause`: records
@@ -141,9 +141,21 @@
         }
 
         /// The job is gone from this worker: its slot is free, and the claim loop may fill it.
+        /// Queues `work`, which ends by freeing a slot (``freeSlot(of:)``), on the outcome thread.
+        func enqueueOutcome(_ work: @escaping @Sendable () -> Void) {
+            pendingOutcomes.add(1, ordering: .relaxed)
+            outcomeLane.queue.async(execute: work)
+        }
+
+        /// The job is gone from this worker: its slot is free, and the claim loop may fill it.
         private func freeSlot(of job: DurableStore.ClaimedJob) {
-            perform(state.withLock { $0.finished(job.token) })
-            wakePipe.wake()
+            let (action, held) = state.withLock { ($0.finished(job.token), $0.jobs.count) }
+            perform(action)
+            let pending = pendingOutcomes.subtract(1, ordering: .relaxed).newValue
+            // PERF(W16): outcomes that finish together free their slots together: the claim loop is woken once the
+            // outcome thread has none left to record, or half the slots are free, so that one claim fills several
+            // slots instead of one claim a slot.
+            if pending == 0 || held <= concurrency / 2 { wakePipe.wake() }
         }
 
         /// What to record instead of `outcome` after `error` refused it: a failed attempt naming the error, then

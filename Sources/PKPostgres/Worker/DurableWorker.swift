@@ -3,6 +3,7 @@
     import Foundation
     import PKCore
     import PKObservers
+    import Synchronization
 
     /// A worker process's engine: claims jobs of the kinds registered on its ``DurableQueue`` and runs each as a
     /// normal procedure on a local `ProcedureQueue`, holding a lease on it that it renews while the procedure runs.
@@ -50,6 +51,8 @@
         let heartbeatLane: DatabaseLane
         /// The elected reaper's batches and the stranded-waiter sweep: never on the heartbeat's connection.
         let maintenanceLane: DatabaseLane
+        /// Outcomes queued on the outcome thread that will free a slot (``enqueueOutcome(_:)``).
+        let pendingOutcomes = Atomic<Int>(0)
         /// Fires at job deadlines (timeouts, and the grace after a cancellation).
         let deadlines = PKMutex<DeadlineTimer?>(nil)
         let stopWaiters = PKMutex<StopWaiters>(StopWaiters())
