@@ -17,7 +17,7 @@
         let level: FleetLevel
         private var random: SplitMix
         private var record = FleetRunRecord()
-        private var server: OwnPostgresServer?
+        private var server: RestartableServer?
         private var control: PostgresConnection?
         private let schema = "rfleet_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         private let clock = Date()
@@ -42,7 +42,7 @@
         /// start, a worker that did not start, jobs that did not finish within the hang guard), with what happened
         /// so far in the error.
         mutating func run() throws -> FleetRunRecord {
-            let server = try OwnPostgresServer.start(port: Self.port, prefix: "pk-rfleet")
+            let server = try RestartableServer.start(port: Self.port, prefix: "pk-rfleet")
             self.server = server
             defer {
                 for worker in record.workers where worker.termination == nil { worker.child.send(SIGKILL) }

@@ -42,6 +42,19 @@
             return RestartableServer(directory: directory, port: port, url: url)
         }
 
+        /// Creates and starts a server on `port` in a new temporary folder named after `prefix`. Blocks.
+        static func start(port: Int, prefix: String) throws -> RestartableServer {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "\(prefix)-\(port)-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+            ).path
+            do {
+                return try start(directory: directory, port: port)
+            } catch {
+                try? FileManager.default.removeItem(atPath: directory)
+                throw error
+            }
+        }
+
         /// Stops the server (a fast shutdown: every session is terminated) and starts it again. Blocks.
         func restart() throws {
             _ = try Self.run("restart", directory: directory, port: port)
@@ -71,16 +84,7 @@
     /// Starts a ``RestartableServer`` on `port` in a new temporary folder, runs `body` with it, then stops it and
     /// removes the folder, whether `body` returns or throws.
     func withRestartableServer<R>(port: Int, _ body: (RestartableServer) async throws -> R) async throws -> R {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pk-server-\(port)-\(UInt32.random(in: 0...UInt32.max))"
-        ).path
-        let server: RestartableServer
-        do {
-            server = try await runBlocking { try RestartableServer.start(directory: directory, port: port) }
-        } catch {
-            try? FileManager.default.removeItem(atPath: directory)
-            throw error
-        }
+        let server = try await runBlocking { try RestartableServer.start(port: port, prefix: "pk-server") }
         do {
             let value = try await body(server)
             try await runBlocking { server.remove() }
