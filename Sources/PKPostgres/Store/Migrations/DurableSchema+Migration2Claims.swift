@@ -73,6 +73,8 @@
                 END
                 $$;
 
+                -- Every function a client calls plans its statements once, for any arguments (force_generic_plan): a
+                -- fresh plan at each call cost more than running the statements, and more the larger the table (W22).
                 -- Claims up to p_limit due jobs of p_kinds for p_owner: jobs that have waited longer than p_starving seconds
                 -- first (oldest first), then by priority, start time and id. Returns them in that order.
                 CREATE FUNCTION \(name).claim_jobs(
@@ -80,7 +82,7 @@
                 ) RETURNS TABLE (
                     id bigint, kind text, attempt integer, max_attempts integer, lease_token bigint, graph_id bigint,
                     retry text, input_from bigint, input text, timeout_seconds float8
-                ) LANGUAGE plpgsql AS $$
+                ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 #variable_conflict use_column
                 DECLARE
                     v_cutoff timestamptz := now() - make_interval(secs => p_starving);

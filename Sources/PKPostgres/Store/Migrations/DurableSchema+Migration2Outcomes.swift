@@ -53,7 +53,7 @@
                 -- Tells the dependents of a finished job, transitively: each counts it as done when it succeeded (or when the
                 -- dependent ignores failures) and becomes due at zero; otherwise the dependent is cancelled, and so on.
                 CREATE FUNCTION \(name).settle_dependents(p_job bigint, p_succeeded boolean) RETURNS void
-                LANGUAGE plpgsql AS $$
+                LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 DECLARE
                     v_jobs bigint[] := ARRAY[p_job];
                     v_outcomes boolean[] := ARRAY[p_succeeded];
@@ -126,7 +126,7 @@
                 -- commit's reply was lost, sent again, finds itself recorded ('already', or the state) rather than
                 -- a lost lease.
                 CREATE FUNCTION \(name).complete_job(p_job bigint, p_token bigint, p_output jsonb, p_starving float8)
-                RETURNS text LANGUAGE plpgsql AS $$
+                RETURNS text LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 DECLARE
                     v_state text;
                 BEGIN
@@ -146,7 +146,7 @@
 
                 CREATE FUNCTION \(name).fail_job(
                     p_job bigint, p_token bigint, p_error text, p_delay float8, p_permanent boolean, p_starving float8
-                ) RETURNS text LANGUAGE plpgsql AS $$
+                ) RETURNS text LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 DECLARE
                     v_state text;
                     v_kind text;
@@ -174,7 +174,7 @@
                 $$;
 
                 CREATE FUNCTION \(name).cancel_running_job(p_job bigint, p_token bigint, p_reason text, p_starving float8)
-                RETURNS boolean LANGUAGE plpgsql AS $$
+                RETURNS boolean LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 DECLARE
                     v_state text;
                 BEGIN
@@ -193,7 +193,7 @@
                 -- Gives a running job back without spending its attempt, or records it cancelled when that was
                 -- requested.
                 CREATE FUNCTION \(name).release_job(p_job bigint, p_token bigint, p_starving float8)
-                RETURNS boolean LANGUAGE plpgsql AS $$
+                RETURNS boolean LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 DECLARE
                     v_state text;
                     v_kind text;
@@ -218,7 +218,7 @@
                 -- Requeues (or fails, when its attempts are spent, or cancels, when that was requested) up to p_limit running
                 -- jobs whose leases expired; skips rows locked by an outcome being recorded. Returns how many.
                 CREATE FUNCTION \(name).reap_expired(p_limit integer, p_starving float8) RETURNS integer
-                LANGUAGE plpgsql AS $$
+                LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 DECLARE
                     v_count integer := 0;
                     r record;
