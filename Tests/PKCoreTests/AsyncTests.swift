@@ -104,6 +104,72 @@ struct AsyncTests {
         PKExpectProcedureError(procedure, equals: ProcedureKitError.taskCancelled())
     }
 
+    @Test func taskCancelledProceduresThatSynchronizeWithEachOtherBothFinish() async {
+        // `a` reacts to its cancel with an observer synchronized with `b`: it waits for `b`'s event context, which
+        // `b`'s accepted cancel keeps until `b`'s own reaction runs. Reactions queued one behind the other (one
+        // process-wide serial queue) never ran again.
+        for _ in 0..<20 {
+            let queue = ProcedureQueue()
+            let executed = AsyncStream.makeStream(of: Void.self)
+            let b = HookProcedure(name: "b") { _ in }
+            b.addDidCancelBlockObserver { procedure, _ in procedure.finish() }
+            let a = HookProcedure(name: "a") { _ in }
+            a.addDidCancelBlockObserver(synchronizedWith: b) { procedure, _ in procedure.finish() }
+            for procedure in [a, b] { procedure.addDidExecuteBlockObserver { _ in executed.continuation.yield() } }
+            let task = Task { await queue.results(of: [a, b]) }
+            var count = 0
+            for await _ in executed.stream {
+                count += 1
+                if count == 2 { break }
+            }
+            // Give both event contexts the moment to fall idle, so each accepted cancel owns its context.
+            try? await Task.sleep(for: .milliseconds(5))
+            task.cancel()
+            guard await waitForFinish([a, b], timeout: hangTimeout) else {
+                Issue.record("the task-cancelled procedures deadlocked: a finished \(a.isFinished), b \(b.isFinished)")
+                return
+            }
+            let results = await task.value
+            #expect(results.count == 2)
+            PKExpectProcedureError(a, equals: ProcedureKitError.taskCancelled())
+            PKExpectProcedureError(b, equals: ProcedureKitError.taskCancelled())
+        }
+    }
+
+    @Test func aSlowCancelHookDoesNotHoldUpAnotherTasksCancel() async {
+        // The first procedure's cancel hook blocks until the second procedure has finished; the second finishes
+        // only by reacting to its own task's cancel. With one queue for every reaction, the second waited for the
+        // hook, which gave up after `hangTimeout`.
+        let queue = ProcedureQueue()
+        let executed = AsyncStream.makeStream(of: Void.self)
+        let secondFinished = DispatchSemaphore(value: 0)
+        let hookSawSecondFinish = Atomic<Bool>(false)
+        let second = HookProcedure(name: "second") { _ in }
+        second.addDidCancelBlockObserver { procedure, _ in procedure.finish() }
+        second.addDidFinishBlockObserver { _, _ in secondFinished.signal() }
+        let first = HookProcedure(name: "first") { _ in }
+        first.addDidCancelBlockObserver { procedure, _ in
+            let waited = secondFinished.wait(timeout: .now() + hangTimeout)
+            hookSawSecondFinish.store(waited == .success, ordering: .relaxed)
+            procedure.finish()
+        }
+        for procedure in [first, second] { procedure.addDidExecuteBlockObserver { _ in executed.continuation.yield() } }
+        let firstTask = Task { try await queue.run(first) }
+        let secondTask = Task { try await queue.run(second) }
+        var count = 0
+        for await _ in executed.stream {
+            count += 1
+            if count == 2 { break }
+        }
+        try? await Task.sleep(for: .milliseconds(5))
+        firstTask.cancel()
+        secondTask.cancel()
+        #expect(await waitForFinish([first, second], timeout: 2 * hangTimeout))
+        let sawSecondFinish = hookSawSecondFinish.load(ordering: .relaxed)
+        #expect(sawSecondFinish)
+        _ = await (firstTask.result, secondTask.result)
+    }
+
     @Test func asyncBlockProcedureRunsAndFinishes() async throws {
         let ran = Atomic<Bool>(false)
         let queue = ProcedureQueue()

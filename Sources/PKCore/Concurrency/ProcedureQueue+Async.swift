@@ -40,12 +40,28 @@ extension Procedure {
     /// runs here: `isCancelled` is `true` when this returns. The reaction runs on another thread.
     /// See `Locking/LOCKING.md`.
     final func cancelFromTaskCancellationHandler() {
-        guard let accepted = acceptCancel(withErrors: [ProcedureKitError.taskCancelled()]) else { return }
-        Self.cancellationReactions.async { self.completeCancel(accepted, becomeReady: true) }
+        Self.cancelFromTaskCancellationHandler([self])
     }
 
-    /// Where cancels accepted in a task's cancellation handler are carried out, one at a time. A serial queue of
-    /// our own targets an overcommitting root queue, so a reaction is not held up while every thread of the global
-    /// pool is busy (the global queue itself would wait for them, as `SystemClock`'s actions once did).
-    private static let cancellationReactions = DispatchQueue(label: "PKCore.Procedure.cancellationReactions")
+    /// Cancels `procedures` from a task's cancellation handler: every one accepts its cancel here, before any of
+    /// them reacts (as ``cancelTogether(_:withErrors:becomeReady:)`` does), and each reacts on a thread of its own.
+    ///
+    /// A reaction is user code that may wait: a DidCancel observer synchronized with another procedure waits for
+    /// that procedure's event context, which an accepted cancel keeps busy until its own reaction runs. Reactions
+    /// queued one behind another (one process-wide serial queue, as before) deadlocked there, and one slow cancel
+    /// hook held up every task-driven cancel in the process. So no reaction waits for another: each gets a serial
+    /// queue of its own, which targets an overcommitting root queue and so gets a thread even while the global
+    /// pool is busy or blocked.
+    static func cancelFromTaskCancellationHandler<P: Procedure>(_ procedures: some Sequence<P>) {
+        let errors: [any Error] = [ProcedureKitError.taskCancelled()]
+        var accepted: [(Procedure, AcceptedCancel)] = []
+        for procedure in procedures {
+            if let cancel = procedure.acceptCancel(withErrors: errors) { accepted.append((procedure, cancel)) }
+        }
+        for (procedure, cancel) in accepted {
+            DispatchQueue(label: "PKCore.Procedure.cancellationReaction").async {
+                procedure.completeCancel(cancel, becomeReady: true)
+            }
+        }
+    }
 }

@@ -45,7 +45,7 @@ extension ProcedureQueue {
             add(procedures: procedures)
             for procedure in procedures { await procedure.waitUntilFinished() }
         } onCancel: {
-            for procedure in procedures { procedure.cancelFromTaskCancellationHandler() }
+            Procedure.cancelFromTaskCancellationHandler(procedures)
         }
     }
 

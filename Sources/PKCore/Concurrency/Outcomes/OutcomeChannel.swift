@@ -61,12 +61,11 @@ final class OutcomeChannel: Sendable {
     func terminate(fromCancellationHandler: Bool) {
         guard let consumers = state.withLock({ $0.terminate() }) else { return }
         for consumer in consumers { consumer.resume(returning: nil) }
-        for procedure in procedures where !procedure.isFinished {
-            if fromCancellationHandler {
-                procedure.cancelFromTaskCancellationHandler()
-            } else {
-                procedure.cancel(with: ProcedureKitError.taskCancelled())
-            }
+        let unfinished = procedures.lazy.filter { !$0.isFinished }
+        if fromCancellationHandler {
+            Procedure.cancelFromTaskCancellationHandler(unfinished)
+        } else {
+            for procedure in unfinished { procedure.cancel(with: ProcedureKitError.taskCancelled()) }
         }
     }
 }
