@@ -93,14 +93,39 @@ public final class ProgressMonitor: Sendable {
             continuation.finish()  // stopped already
             return stream
         }
+        // The stream may end before the handler below is set (the first value is a finished one): the handler is
+        // set first, and the registration tells which of the two lets go of the subscription.
+        let registration = StreamRegistration()
+        continuation.onTermination = { [weak self, weak node] _ in
+            guard let id = registration.end() else { return }
+            node?.unsubscribe(id)
+            self?.forget(id)
+        }
         let id = node.subscribe { progress in
             continuation.yield(progress)
             if progress.isFinished { continuation.finish() }
         }
         guard keep(id, end: { continuation.finish() }) else { return stream }
-        continuation.onTermination = { [weak node] _ in node?.unsubscribe(id) }
+        if !registration.register(id) {
+            // Ended already: the stream's end found no subscription to let go of.
+            node.unsubscribe(id)
+            forget(id)
+        }
         return stream
     }
+
+    /// Lets go of a subscription whose stream ended: a long-lived monitor serving a stream per client must not
+    /// keep one entry per stream it ever served.
+    private func forget(_ id: UInt64) {
+        let removed = subscriptions.withLock { kept -> (id: UInt64, end: (@Sendable () -> Void)?)? in
+            guard let index = kept?.firstIndex(where: { $0.id == id }) else { return nil }
+            return kept?.remove(at: index)
+        }
+        withExtendedLifetime(removed) {}  // released here, after the lock
+    }
+
+    /// How many handlers and streams the monitor holds (for tests).
+    var subscriptionCount: Int { subscriptions.withLock { $0?.count ?? 0 } }
 
     /// A `Foundation.Progress` that follows this progress for as long as the monitor lives, for code that expects
     /// one. Its unit counts are this progress's units when it has them, otherwise thousandths (messages are not carried:
@@ -127,6 +152,36 @@ public final class ProgressMonitor: Sendable {
         for subscription in kept {
             node.unsubscribe(subscription.id)
             subscription.end?()
+        }
+    }
+}
+
+/// Whether an ``ProgressMonitor/updates()`` stream ended before or after its subscription was registered: whichever
+/// comes second lets go of the subscription.
+private final class StreamRegistration: Sendable {
+    private enum State {
+        case pending
+        case registered(UInt64)
+        case ended
+    }
+
+    private let state = PKMutex(State.pending)
+
+    /// Registers `id`; `false` when the stream ended already.
+    func register(_ id: UInt64) -> Bool {
+        state.withLock { state in
+            guard case .pending = state else { return false }
+            state = .registered(id)
+            return true
+        }
+    }
+
+    /// The stream ended: returns the registered id to let go of, or `nil` when none is registered yet.
+    func end() -> UInt64? {
+        state.withLock { state in
+            defer { state = .ended }
+            guard case .registered(let id) = state else { return nil }
+            return id
         }
     }
 }

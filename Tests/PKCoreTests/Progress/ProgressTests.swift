@@ -310,6 +310,50 @@ struct ProgressTests {
         #expect(late == 0)
     }
 
+    @Test func aLongLivedQueueMonitorLetsGoOfEveryStreamThatEnded() async {
+        // A queue's monitor serving a stream per client: each stream that ends (its consumer stops iterating, or
+        // its task is cancelled) must leave nothing behind in the monitor.
+        let queue = ProcedureQueue()
+        let monitor = ProgressMonitor(queue)
+        for _ in 0..<100 {
+            let updates = monitor.updates()
+            for await _ in updates { break }
+        }
+        for _ in 0..<20 {
+            let subscribed = AsyncStream.makeStream(of: Void.self)
+            let consumer = Task {
+                let updates = monitor.updates()
+                subscribed.continuation.yield()
+                for await _ in updates {}
+            }
+            for await _ in subscribed.stream { break }
+            consumer.cancel()
+            await consumer.value
+        }
+        #expect(monitor.subscriptionCount == 0)
+        let kept = monitor.updates()
+        #expect(monitor.subscriptionCount == 1, "a stream still being read is kept")
+        withExtendedLifetime(kept) {}
+    }
+
+    @Test func streamsOfAFinishedProcedureLeaveNothingInItsMonitor() async {
+        // The first value is the finished one: the stream ends inside `updates()`, before it is returned.
+        let procedure = BlockProcedure {}
+        let queue = ProcedureQueue()
+        queue.add(procedure: procedure)
+        await procedure.waitUntilFinished()
+        let monitor = ProgressMonitor(procedure)
+        for _ in 0..<10 {
+            var values = 0
+            for await progress in monitor.updates() {
+                values += 1
+                #expect(progress.isFinished)
+            }
+            #expect(values == 1)
+        }
+        #expect(monitor.subscriptionCount == 0)
+    }
+
     @Test func theStreamOfAMonitorThatIsLetGoOfEnds() async {
         let queue = ProcedureQueue()
         var seen = 0
