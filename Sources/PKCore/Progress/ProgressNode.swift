@@ -46,7 +46,9 @@ final class ProgressNode: Sendable {
         guard child !== self else { return false }
         let key = ObjectIdentifier(child)
         let effects = state.withLock { parent -> ProgressNodeState.Effects? in
-            guard let (weight, value, revision) = child.state.withLock({ $0.adopt(by: self) }) else { return nil }
+            let generation = parent.generationOfNextChild
+            guard let (weight, value, revision) = child.state.withLock({ $0.adopt(by: self, generation: generation) })
+            else { return nil }
             return parent.childAdopted(key, weight: weight, value: value, revision: revision)
         }
         guard let effects else { return false }

@@ -38,13 +38,15 @@ struct ProgressNodeState {
         var isNew: Bool
     }
 
-    /// How a child's weight changed, with its value now and its revision (changes of one child are numbered, so
-    /// that a parent following one child, `.latest`, can ignore one that arrives after a later one).
+    /// How a child's weight changed, with its value now, its revision (changes of one child are numbered, so
+    /// that a parent following one child, `.latest`, can ignore one that arrives after a later one) and the
+    /// parent's generation it was adopted in (a `.queue` parent ignores a change from before it started afresh).
     struct Change {
         let from: ProgressWeight
         let to: ProgressWeight
         let value: ProcedureProgress
         let revision: UInt64
+        let generation: UInt64
     }
 
     /// What to do after the lock: tell the parent how this node's weight changed, and start delivering.
@@ -64,11 +66,18 @@ struct ProgressNodeState {
     // The roll-up (modes `sum` and `queue`).
     private var sum = ProgressWeight(total: 0, done: 0, isFinished: false)
     private var unfinishedChildren = 0
+    // A queue's count of fresh starts, and whether it has counted a child since the last one. A child's changes
+    // are computed under its own lock and reach the queue in any order: one computed before the queue started
+    // afresh (its finish landed first, then a new child was adopted) belongs to sums that are gone.
+    private var generation: UInt64 = 0
+    private var generationHasChildren = false
     // The latest child (mode `latest`), and the revision of its change last taken.
     private var latest: (child: ObjectIdentifier, weight: ProgressWeight, value: ProcedureProgress, revision: UInt64)?
     // The parent, the weight it was last told of, and the number of the last change sent.
     private(set) weak var parent: ProgressNode?
     private var sent: ProgressWeight?
+    /// The parent's generation this node was adopted in, sent with every change.
+    private var parentGeneration: UInt64 = 0
     /// The value the parent was last told of: a change that alters neither it nor the weight is not sent (linking
     /// a deep nest would otherwise send each link all the way up).
     private var sentValue: ProcedureProgress?
@@ -187,11 +196,14 @@ struct ProgressNodeState {
         return changed()
     }
 
-    /// Becomes `parent`'s child, unless it is some node's child already: returns the weight, value and revision the
-    /// parent starts from, or `nil`.
-    mutating func adopt(by parent: ProgressNode) -> (ProgressWeight, ProcedureProgress, UInt64)? {
+    /// Becomes `parent`'s child in the parent's `generation` (see ``generationOfNextChild``), unless it is some
+    /// node's child already: returns the weight, value and revision the parent starts from, or `nil`.
+    mutating func adopt(
+        by parent: ProgressNode, generation: UInt64 = 0
+    ) -> (ProgressWeight, ProcedureProgress, UInt64)? {
         guard self.parent == nil, sent == nil else { return nil }
         self.parent = parent
+        parentGeneration = generation
         let weight = weight
         let value = value
         sent = weight
@@ -199,7 +211,12 @@ struct ProgressNodeState {
         return (weight, value, revision)
     }
 
-    /// A child was adopted, with this weight, value and revision.
+    /// The generation a child adopted now belongs to: a queue that is idle starts afresh with it.
+    var generationOfNextChild: UInt64 {
+        mode == .queue && unfinishedChildren == 0 && generationHasChildren ? generation + 1 : generation
+    }
+
+    /// A child was adopted, with this weight, value and revision (in ``generationOfNextChild``).
     mutating func childAdopted(
         _ child: ObjectIdentifier, weight: ProgressWeight, value: ProcedureProgress, revision: UInt64 = 0
     ) -> Effects {
@@ -212,7 +229,9 @@ struct ProgressNodeState {
                 // Idle (everything counted has finished): start counting afresh, exactly, whatever rounding the
                 // sums gathered.
                 sum = ProgressWeight(total: 0, done: 0, isFinished: false)
+                if generationHasChildren { generation += 1 }
             }
+            generationHasChildren = true
             sum.total += weight.total
             sum.done += weight.done
             if !weight.isFinished { unfinishedChildren += 1 }
@@ -233,6 +252,8 @@ struct ProgressNodeState {
         case .own:
             return Effects()
         case .sum, .queue:
+            // A queue's change from before it started afresh: the sums it belonged to are gone.
+            if mode == .queue, change.generation != generation { return Effects() }
             sum.total += change.to.total - change.from.total
             sum.done += change.to.done - change.from.done
             if change.from.isFinished != change.to.isFinished {
@@ -296,7 +317,8 @@ struct ProgressNodeState {
             sentValue = value
             revision += 1
             effects.parent = parent
-            effects.change = Change(from: old, to: new, value: value, revision: revision)
+            effects.change = Change(
+                from: old, to: new, value: value, revision: revision, generation: parentGeneration)
         }
         return effects
     }

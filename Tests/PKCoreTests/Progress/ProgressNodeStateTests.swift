@@ -6,9 +6,9 @@ extension ProgressNodeState {
     /// A child's change, numbered `revision`.
     mutating func childChanged(
         _ child: ObjectIdentifier, from old: ProgressWeight, to new: ProgressWeight, value: ProcedureProgress,
-        revision: UInt64 = 1
+        revision: UInt64 = 1, generation: UInt64 = 0
     ) -> Effects {
-        childChanged(child, Change(from: old, to: new, value: value, revision: revision))
+        childChanged(child, Change(from: old, to: new, value: value, revision: revision, generation: generation))
     }
 }
 
@@ -169,6 +169,33 @@ struct ProgressNodeStateTests {
         _ = state.childAdopted(second, weight: open, value: .notStarted)
         #expect(state.value.totalUnitCount == 1)
         #expect(state.value.fractionCompleted == 0)
+    }
+
+    @Test func aQueueIgnoresAChangeComputedBeforeItStartedAfresh() throws {
+        // A child reports half, then finishes; the finish reaches the queue first (the two were computed under the
+        // child's lock and sent after it, from two threads). The queue is idle, a new child starts it afresh, and
+        // then the half arrives: it belongs to the sums that are gone.
+        var queue = ProgressNodeState(mode: .queue, isFinished: false)
+        let nodes = (ProgressNode(mode: .queue), ProgressNode(mode: .own))
+        var first = ProgressNodeState(mode: .own, isFinished: false)
+        let firstGeneration = queue.generationOfNextChild
+        guard let (weight, value, revision) = first.adopt(by: nodes.0, generation: firstGeneration) else {
+            Issue.record("not adopted")
+            return
+        }
+        _ = queue.childAdopted(ObjectIdentifier(nodes.1), weight: weight, value: value, revision: revision)
+        let half = try #require(first.report(fraction: 0.5, message: nil).change)
+        let finish = try #require(first.finish().change)
+        _ = queue.childChanged(ObjectIdentifier(nodes.1), finish)
+        let secondGeneration = queue.generationOfNextChild
+        #expect(secondGeneration != firstGeneration)
+        _ = queue.childAdopted(
+            ObjectIdentifier(ProgressNode(mode: .own)), weight: ProgressWeight(total: 1, done: 0, isFinished: false),
+            value: .notStarted)
+        _ = queue.childChanged(ObjectIdentifier(nodes.1), half)
+        #expect(queue.value.totalUnitCount == 1)
+        #expect(queue.value.fractionCompleted == 0, "the late half of the first child does not count")
+        withExtendedLifetime(nodes) {}
     }
 
     @Test func aSumDoesNotStartAfreshWhileAChildIsUnfinished() {
