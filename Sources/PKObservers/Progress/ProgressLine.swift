@@ -6,6 +6,12 @@ struct ProgressLine {
     let title: String
     let barWidth: Int
 
+    /// The title is shown as ``printable(_:)`` makes it: it is the caller's text, perhaps taken from user data.
+    init(title: String, barWidth: Int) {
+        self.title = Self.printable(title)
+        self.barWidth = barWidth
+    }
+
     /// `title [#########.........]  45% (9/20) message`, cut to `columns` characters (at least the title and the
     /// percentage are kept where they fit).
     func bar(_ progress: ProcedureProgress, columns: Int) -> String {
@@ -33,9 +39,15 @@ struct ProgressLine {
         return String(repeating: " ", count: Swift.max(0, 3 - value.count)) + value + "%"
     }
 
-    /// Control characters (a message's newlines, escape sequences) would break the line: shown as spaces.
+    /// Control characters would break the line or drive the terminal: shown as spaces. That is C0 (newlines,
+    /// ESC), DEL, and C1 (U+0080–U+009F: U+009B is a one-character CSI on xterm and VTE terminals, U+009D an OSC,
+    /// so a message could otherwise still clear the screen or set the window's title).
     static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+        String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? " " : $0 }))
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// At most `columns` characters (one column is left free, so the cursor never wraps to the next line).

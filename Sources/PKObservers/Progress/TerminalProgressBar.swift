@@ -29,11 +29,14 @@ import PKCore
 /// and streams on it go on). Drawing is best effort: a write that fails is dropped, and, as for any write, one to a
 /// pipe whose reader has gone raises `SIGPIPE` unless the program ignores it (`signal(SIGPIPE, SIG_IGN)`, usual in
 /// tools whose output may be cut short). Widths are counted in characters, which is exact for text that is one
-/// column per character. Thread-safe.
+/// column per character. Control characters in the title and in messages (C0, DEL and C1, which includes the
+/// one-character CSI U+009B) are shown as spaces, so progress text taken from user data cannot drive the terminal.
+/// Time is measured on the monotonic clock, so a wall clock stepped back does not hold drawing up. Thread-safe.
 public final class TerminalProgressBar: Sendable {
     private let fileDescriptor: Int32
     private let monitor: ProgressMonitor
     private let time: ElapsedTime
+    /// Schedules the pending drawing; its delays are counted on the monotonic clock unless a clock was injected.
     private let clock: any ProcedureClock
     private let state: PKMutex<TerminalProgressBarState>
 
@@ -41,18 +44,20 @@ public final class TerminalProgressBar: Sendable {
     ///
     /// - Parameters:
     ///   - monitor: What to follow; the bar keeps it.
-    ///   - title: Written before the bar.
+    ///   - title: Written before the bar; control characters in it are shown as spaces, as in messages.
     ///   - fileDescriptor: Where to draw; standard error by default. Whether it is a terminal decides the style.
     ///   - barWidth: The bar's width in characters.
     ///   - minimumInterval: The shortest time between two drawings on a terminal.
-    ///   - clock: Where time comes from; PKTesting's `ManualClock` in tests.
+    ///   - clock: Where time comes from; PKTesting's `ManualClock` in tests. By default (`nil`) the bar measures
+    ///     time on the system's monotonic clock, so a wall clock stepped back (NTP, a user's `date -s`) cannot
+    ///     freeze it; an injected clock that steps back makes the bar draw at once.
     public init(
         monitoring monitor: ProgressMonitor, title: String = "", fileDescriptor: Int32 = STDERR_FILENO,
-        barWidth: Int = 30, minimumInterval: Duration = .milliseconds(100), clock: any ProcedureClock = SystemClock()
+        barWidth: Int = 30, minimumInterval: Duration = .milliseconds(100), clock: (any ProcedureClock)? = nil
     ) {
         self.fileDescriptor = fileDescriptor
         self.monitor = monitor
-        self.clock = clock
+        self.clock = clock ?? SystemClock()
         time = ElapsedTime(clock: clock)
         let isTerminal = isatty(fileDescriptor) == 1
         state = PKMutex(

@@ -43,7 +43,9 @@ struct TerminalProgressBarState {
         latest = progress
         if progress.isFinished { return end(at: now) }
         guard isTerminal else { return plainLineIfDue(progress) }
-        if let lastDrawAt, now - lastDrawAt < interval {
+        // A time before the last drawing (an injected clock stepped back) does not hold drawing up: it is drawn
+        // now, and the interval counts from there.
+        if let lastDrawAt, now >= lastDrawAt, now - lastDrawAt < interval {
             guard comeBackAt == nil else { return .none }  // a drawing is pending: it will take the latest value
             let due = lastDrawAt + interval
             comeBackAt = due

@@ -65,6 +65,35 @@ struct TerminalProgressBarStateTests {
         #expect(text.filter { $0 == "\u{1B}" }.count == 1, "only the bar's own erase sequence")
     }
 
+    @Test func c1ControlsAndTheTitleCannotDriveTheTerminal() {
+        // U+009B is a one-character CSI on xterm and VTE terminals ("\u{9B}2J" clears the screen), U+009D an OSC
+        // (it sets the window's title); the title is the caller's text and may be user data too.
+        var state = TerminalProgressBarState(
+            isTerminal: true, interval: 0.1, line: ProgressLine(title: "Job \u{1B}[2J\u{9B}1m", barWidth: 10),
+            columns: 200)
+        guard case .write(let text) = state.update(Self.progress(0.5, "a\u{9B}2Jb\u{9D}0;owned\u{07}c\u{85}d"), at: 0)
+        else {
+            Issue.record("nothing drawn")
+            return
+        }
+        let controls = text.unicodeScalars.filter { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+        #expect(controls.map(\.value) == [0x0D, 0x1B], "only the bar's own carriage return and erase sequence")
+        #expect(text.contains("Job  [2J 1m ["))
+        #expect(text.contains("a 2Jb 0;owned c d"))
+        #expect(ProgressLine(title: "Plain", barWidth: 1).plain(Self.progress(0, "x\u{9B}y")) == "Plain:   0% x y")
+    }
+
+    @Test func aClockSteppedBackDrawsAtOnceInsteadOfWaitingForTheTimeItLeft() {
+        var state = Self.terminal()
+        _ = state.update(Self.progress(0.1), at: 3600)
+        #expect(state.update(Self.progress(0.2), at: 3600.05) == .writeAndComeBack("", at: 3600.1))
+        _ = state.due(at: 3600.1)
+        // The clock steps back an hour: the next change is drawn now, not an hour later.
+        #expect(state.update(Self.progress(0.4), at: 0.5) == .write("\rWork [####......]  40%\u{1B}[K"))
+        // And the interval counts from the new time.
+        #expect(state.update(Self.progress(0.5), at: 0.55) == .writeAndComeBack("", at: 0.6))
+    }
+
     @Test func plainOutputWritesALinePerTenthAndOneAtTheEnd() {
         var state = TerminalProgressBarState(
             isTerminal: false, interval: 0.1, line: ProgressLine(title: "Work", barWidth: 10), columns: .max)

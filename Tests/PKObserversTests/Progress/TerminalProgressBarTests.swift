@@ -112,6 +112,40 @@ struct TerminalProgressBarTests {
         #expect(everything.filter { $0 == "\n" || $0 == "\r\n" }.count == 1, "one line, redrawn in place")
     }
 
+    /// A fake wall clock that can be stepped back, as NTP or `date -s` step the real one; it never runs what is
+    /// scheduled on it, so a drawing put off to a come-back never appears.
+    final class FakeSteppingWallClock: ProcedureClock, @unchecked Sendable {
+        // @unchecked Sendable: `time` is a Mutex.
+        private let time = Mutex(Date(timeIntervalSince1970: 1_000_000))
+        var now: Date { time.withLock { $0 } }
+        func step(by seconds: TimeInterval) { time.withLock { $0 += seconds } }
+        func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+            NeverRuns()
+        }
+        struct NeverRuns: ScheduledAction {
+            func cancel() {}
+        }
+    }
+
+    @Test func onATerminalAClockSteppedBackDoesNotFreezeTheBar() async throws {
+        let pty = try PseudoTerminal(columns: 60)
+        let clock = FakeSteppingWallClock()
+        let procedure = Held()
+        let bar = TerminalProgressBar(
+            monitoring: ProgressMonitor(procedure), title: "Copy", fileDescriptor: pty.terminal, barWidth: 10,
+            clock: clock)
+        clock.step(by: 10)
+        procedure.reportProgress(completed: 1, of: 4)
+        #expect(pty.read().contains("25% (1/4)"))
+        clock.step(by: -3600)
+        procedure.reportProgress(completed: 2, of: 4)
+        #expect(pty.read().contains("50% (2/4)"), "drawn at once, not an hour and a tenth of a second later")
+        procedure.cancel()
+        ProcedureQueue().add(procedure: procedure)
+        await procedure.waitUntilFinished()
+        #expect(bar.isFinished)
+    }
+
     @Test func onATerminalTheLineFitsItsWidth() async throws {
         let pty = try PseudoTerminal(columns: 24)
         let procedure = Held()
