@@ -17,7 +17,8 @@ extension ShutdownCoordinator {
     ///   (shutdown was requested at that moment), the scope waits for it to return before it ends.
     /// - When shutdown has already been requested, the handler runs at once, on the calling thread, before
     ///   `operation` starts. Otherwise it runs on the thread that requested shutdown (the caller of
-    ///   ``requestShutdown()``, the signal queue, or the failing part's), outside the coordinator's lock, before any
+    ///   ``requestShutdown()``, a thread of the coordinator's for a signal, or the failing part's), outside the
+    ///   coordinator's lock, before any
     ///   procedure is cancelled or participant stopped, while `operation` may be running concurrently.
     /// - The handler does not hold shutdown open: to be waited for, be a participant
     ///   (``addParticipant(named:stopOrder:stop:)``) or a watched procedure.

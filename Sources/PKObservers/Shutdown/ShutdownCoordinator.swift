@@ -55,8 +55,9 @@ import PKCore
 /// Create your own instances in tests too, with a `ManualClock` from PKTesting to drive the periods. Thread-safe:
 /// every member may be called from any thread. The coordinator tells handlers, cancels procedures, begins and
 /// cancels participants' stops and resumes waiters on the thread that caused the change (the caller, a timer's
-/// queue, the signal queue, or the Task of a stop that returned), never while holding its lock; each
-/// participant's stop runs in a Task of its own.
+/// queue, a thread of its own for a signal, or the Task of a stop that returned), never while holding its lock;
+/// each participant's stop runs in a Task of its own. A signal is taken at once even while a cancel hook or a
+/// handler that an earlier signal set off is still running, so an operator's second signal always hurries.
 public final class ShutdownCoordinator: Sendable {
 
     /// The process-wide coordinator that ``BackgroundObserver`` uses by default: for a program that does not pass
@@ -341,9 +342,13 @@ public final class ShutdownCoordinator: Sendable {
         return registered
     }
 
-    /// A handled signal arrived.
+    /// A handled signal arrived: the machine takes it here, on the signal queue, and what it says (handlers,
+    /// cancels, whose hooks are user code that may block) is done on a thread of its own. Done on the signal queue,
+    /// a blocking cancel hook held back the operator's next signal, the one that hurries shutdown on.
     func receive(signal: Int32) {
-        perform(storage.withLock { $0.machine.signalReceived(signal) })
+        let action = storage.withLock { $0.machine.signalReceived(signal) }
+        if case .none = action { return }
+        DispatchQueue(label: "PKObservers.ShutdownCoordinator.signalAction").async { self.perform(action) }
     }
 
     // MARK: - Performing the machine's actions

@@ -107,17 +107,20 @@ struct ShutdownCoordinatorTests {
         await executing(upload)
         await executing(job)
 
+        // The machine takes each signal at once; what it says is done on a thread of its own, so the test waits
+        // for the effects.
         coordinator.receive(signal: SIGTERM)
         #expect(coordinator.phase == .shuttingDown)
+        await eventually("the grace period's timer is scheduled") { clock.scheduledActionCount == 1 }
         #expect(!job.isCancelled)
         coordinator.receive(signal: SIGTERM)
         #expect(coordinator.phase == .cancellingStragglers)
-        #expect(shutdownContext(of: job) == .shutdownGracePeriodExpired)
+        await eventually("the job is cancelled") { shutdownContext(of: job) == .shutdownGracePeriodExpired }
         #expect(!upload.isCancelled)
         coordinator.receive(signal: SIGINT)
         #expect(coordinator.phase == .finished)
-        #expect(shutdownContext(of: upload) == .shutdownGracePeriodExpired)
-        #expect(clock.scheduledActionCount == 0)
+        await eventually("the upload is cancelled") { shutdownContext(of: upload) == .shutdownGracePeriodExpired }
+        await eventually("every timer is cancelled") { clock.scheduledActionCount == 0 }
 
         let report = await report(of: coordinator)
         #expect(report?.reason == .signal(SIGTERM))

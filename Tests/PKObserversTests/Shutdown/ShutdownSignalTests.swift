@@ -45,6 +45,34 @@ struct ShutdownSignalTests {
         await finished(job)
     }
 
+    @Test func aSlowCancelHookDoesNotHoldUpTheOperatorsNextSignal() async {
+        // The first signal cancels a procedure whose cancel hook blocks until the coordinator has moved on. The
+        // operator's second signal must be taken meanwhile: signals are not queued behind user code.
+        let (coordinator, _) = makeCoordinator()
+        await coordinator.handleSignals([SIGUSR1])
+        let hookSawTheNextPhase = PKMutex<Bool?>(nil)
+        let slow = StubbornProcedure(name: "slow to cancel")
+        slow.addObserver(BackgroundObserver(cancelProcedure: .whenShutdownRequested, coordinator: coordinator))
+        slow.addDidCancelBlockObserver { _, _ in
+            let deadline = Date().addingTimeInterval(hangTimeout)
+            while coordinator.phase != .cancellingStragglers && Date() < deadline { usleep(1_000) }
+            hookSawTheNextPhase.withLock { $0 = coordinator.phase == .cancellingStragglers }
+        }
+        ProcedureQueue().add(procedure: slow)
+        await executing(slow)
+        kill(getpid(), SIGUSR1)
+        await eventually("the first signal requests shutdown") { coordinator.phase != .running }
+        await eventually("the cancel hook is running") { slow.isCancelled }
+        kill(getpid(), SIGUSR1)
+        await eventually("the hook returned") { hookSawTheNextPhase.withLock { $0 != nil } }
+        #expect(hookSawTheNextPhase.withLock { $0 } == true, "the second signal waited for the cancel hook")
+        kill(getpid(), SIGUSR1)
+        let report = await report(of: coordinator)
+        #expect(report?.signalsReceived == 3)
+        slow.release()
+        await finished(slow)
+    }
+
     @Test func handlingSeveralSignalsListensToEachOnce() async {
         let (coordinator, _) = makeCoordinator()
         await coordinator.handleSignals([SIGUSR2, SIGUSR1, SIGUSR2])

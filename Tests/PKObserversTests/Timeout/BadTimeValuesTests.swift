@@ -55,13 +55,34 @@ struct ObserversBadTimeValuesTests {
         #expect(SystemdNotifier.microseconds(duration) == .max)
     }
 
-    /// A coordinator given absurd periods starts and shuts down on a manual clock.
-    @Test func aCoordinatorTakesAbsurdPeriods() {
+    /// A coordinator given absurd periods schedules both and goes through them on a manual clock: a procedure that
+    /// ignores cancellation holds shutdown open, so each period really is waited for (with nothing watched, the
+    /// coordinator finishes at once and never schedules a timer).
+    @Test func aCoordinatorTakesAbsurdPeriods() async {
         for duration in Self.durations + [.seconds(-1e19)] {
             let clock = ManualClock()
             let coordinator = ShutdownCoordinator(gracePeriod: duration, cancellationPeriod: duration, clock: clock)
+            let job = StubbornProcedure(name: "job")
+            job.addObserver(BackgroundObserver(cancelProcedure: .whenGracePeriodExpires, coordinator: coordinator))
+            ProcedureQueue().add(procedure: job)
+            await executing(job)
             coordinator.requestShutdown()
-            clock.advance(by: 1e13)
+            #expect(coordinator.phase == .shuttingDown, "\(duration)")
+            #expect(clock.scheduledActionCount == 1, "the grace period's timer, for \(duration)")
+            if let deadline = clock.nextDeadline {
+                #expect(deadline >= clock.now, "a negative period counts as zero: \(duration)")
+                #expect(deadline.timeIntervalSince(clock.now) <= max(0, duration.timeInterval) + 1)
+            }
+            #expect(clock.advanceToNextAction())
+            #expect(job.isCancelled, "the grace period expired, for \(duration)")
+            if duration > .zero {
+                #expect(coordinator.phase == .cancellingStragglers, "\(duration)")
+                #expect(clock.advanceToNextAction(), "the cancellation period's timer, for \(duration)")
+            }
+            // A period of zero or less: its timer is due at once, and ran in the same advance.
+            #expect(coordinator.phase == .finished, "\(duration)")
+            job.release()
+            await finished(job)
         }
     }
 }
