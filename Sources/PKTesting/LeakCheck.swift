@@ -52,7 +52,7 @@ public final class LeakCheck: Sendable {
     /// Blocks until every tracked object has been released or `timeout` seconds pass; returns the names of the
     /// objects still alive (empty when everything was released).
     public func waitUntilReleased(timeout: TimeInterval = 5) -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(waitableSeconds(timeout))
         while true {
             let alive = self.alive
             if alive.isEmpty || Date() >= deadline { return alive }
@@ -63,7 +63,7 @@ public final class LeakCheck: Sendable {
     /// Suspends until every tracked object has been released or `timeout` seconds pass; returns the names of the
     /// objects still alive (empty when everything was released).
     public func unreleased(timeout: TimeInterval = 5) async -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(waitableSeconds(timeout))
         while true {
             let alive = self.alive
             if alive.isEmpty || Date() >= deadline { return alive }

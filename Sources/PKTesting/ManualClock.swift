@@ -39,9 +39,11 @@ public final class ManualClock: ProcedureClock {
 
     private let state: PKMutex<State>
 
-    /// Creates a clock reading `now` (by default 1 January 2001, 00:00:00 UTC).
+    /// Creates a clock reading `now` (by default 1 January 2001, 00:00:00 UTC). A NaN date, which no deadline is
+    /// ever after or before (nothing scheduled would ever fall due), counts as the default.
     public init(now: Date = Date(timeIntervalSinceReferenceDate: 0)) {
-        state = PKMutex(State(now: now))
+        let start = now.timeIntervalSinceReferenceDate.isNaN ? Date(timeIntervalSinceReferenceDate: 0) : now
+        state = PKMutex(State(now: start))
     }
 
     // MARK: - ProcedureClock
@@ -78,7 +80,7 @@ public final class ManualClock: ProcedureClock {
     /// Blocks until at least `count` actions are pending, or `timeout` seconds of real time pass; returns whether
     /// they are. Polls with short sleeps; use it to wait until the code under test has scheduled something.
     public func waitForScheduledActions(count: Int = 1, timeout: TimeInterval = 20) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(waitableSeconds(timeout))
         while scheduledActionCount < count {
             if Date() >= deadline { return false }
             Thread.sleep(forTimeInterval: 0.001)
@@ -89,7 +91,7 @@ public final class ManualClock: ProcedureClock {
     /// Suspends until at least `count` actions are pending, or `timeout` seconds of real time pass; returns
     /// whether they are.
     public func waitForScheduledActions(count: Int = 1, timeout: TimeInterval = 20) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(waitableSeconds(timeout))
         while scheduledActionCount < count {
             if Date() >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(1))
@@ -112,8 +114,9 @@ public final class ManualClock: ProcedureClock {
     }
 
     /// Moves time forward to `date` (never backwards), running every action that falls due on the way, in
-    /// deadline order, on the calling thread.
+    /// deadline order, on the calling thread. A NaN date moves nothing.
     public func advance(to date: Date) {
+        guard !date.timeIntervalSinceReferenceDate.isNaN else { return }
         while let action = takeDue(upTo: date) {
             action()
         }

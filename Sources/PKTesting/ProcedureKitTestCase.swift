@@ -124,7 +124,7 @@ open class ProcedureKitTestCase: XCTestCase {
     public func waitForPendingExpectations(timeout: TimeInterval = 3, handler: XCWaitCompletionHandler? = nil) {
         let expectations = pendingExpectations
         pendingExpectations = []
-        let result = XCTWaiter().wait(for: expectations, timeout: timeout)
+        let result = XCTWaiter().wait(for: expectations, timeout: waitableSeconds(timeout))
         if result == .completed {
             handler?(nil)
         } else {

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Waits for procedures to finish, with a timeout, so that a broken test fails instead of hanging.
+/// Waits for procedures to finish, with a timeout, so that a broken test fails instead of hanging. A NaN timeout
+/// counts as zero, as in every PKTesting wait.
 ///
 /// Both waits attach a DidFinish observer to each procedure. A procedure that has already finished tells an
 /// observer attached later at once, so waiting on a finished procedure returns immediately. The observer is
@@ -23,7 +24,7 @@ public enum ProcedureWaiter {
                     if !left.exchange(true, ordering: .relaxed) { group.leave() }
                 }))
         }
-        return group.wait(timeout: .now() + timeout) == .success
+        return group.wait(timeout: .now() + waitableSeconds(timeout)) == .success
     }
 
     /// Blocks the calling thread until `procedure` has finished, or `timeout` seconds pass.
@@ -42,7 +43,7 @@ public func waitForFinish(_ procedure: Procedure, timeout: TimeInterval) async -
     return await withTaskCancellationHandler {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             gate.install(continuation)
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { gate.resume(false) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + waitableSeconds(timeout)) { gate.resume(false) }
             procedure.addObserver(BlockObserver<Procedure>(didFinish: { _, _ in gate.resume(true) }))
         }
     } onCancel: {
@@ -52,7 +53,7 @@ public func waitForFinish(_ procedure: Procedure, timeout: TimeInterval) async -
 
 /// Suspends until every procedure in `procedures` has finished, or `timeout` seconds have passed in all.
 public func waitForFinish(_ procedures: [Procedure], timeout: TimeInterval) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(waitableSeconds(timeout))
     for procedure in procedures {
         guard await waitForFinish(procedure, timeout: max(0, deadline.timeIntervalSinceNow)) else { return false }
     }

@@ -35,7 +35,7 @@ package func waitFor(
     _ semaphore: DispatchSemaphore, _ what: String, timeout: TimeInterval = hangTimeout,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> Bool {
-    let ok = semaphore.wait(timeout: .now() + timeout) == .success
+    let ok = semaphore.wait(timeout: .now() + waitableSeconds(timeout)) == .success
     if !ok { Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation) }
     return ok
 }

@@ -91,4 +91,57 @@ struct BadTimeValuesTests {
         for date in Self.dates { SystemClock().schedule(at: date) {}.cancel() }
         for interval in Self.intervals { ManualClock().advance(by: interval) }
     }
+
+    /// A NaN date prints: its `description` traps in swift-foundation, and a delay's description (and so a
+    /// `DelayProcedure(until:)`'s name) prints its date.
+    @Test func aDelayUntilANaNDatePrintsAndFinishes() {
+        let nan = Date(timeIntervalSinceReferenceDate: .nan)
+        #expect(Delay.until(nan).description == "until an invalid date (NaN)")
+        let clock = ManualClock()
+        let delay = DelayProcedure(until: nan, clock: clock)
+        #expect(delay.name == "Delay until an invalid date (NaN)")
+        ProcedureQueue().add(procedure: delay)
+        #expect(waitForAll([delay]))
+        #expect(Date.distantFuture.printableDescription == Date.distantFuture.description)
+    }
+
+    /// A Fibonacci or exponential backoff whose maximum is NaN keeps backing off (only the 1e12 s limit caps it)
+    /// instead of retrying with no wait at all.
+    @Test func aBackoffWithANaNMaximumStillBacksOff() {
+        let fibonacci = Array(WaitStrategy.fibonacci(period: 1, maximum: .nan).prefix(7))
+        #expect(fibonacci == [0, 1, 1, 2, 3, 5, 8])
+        let exponential = Array(WaitStrategy.exponential(power: 2, period: 1, maximum: .nan).prefix(5))
+        #expect(exponential == [1, 2, 4, 8, 16])
+        let huge = Array(WaitStrategy.exponential(power: 10, period: 1, maximum: .nan).prefix(20))
+        #expect(huge.last == 1e12)
+    }
+
+    /// A manual clock made at a NaN date starts at its default instead (a NaN date is neither before nor after
+    /// any deadline, so nothing would ever fall due), and advancing to a NaN date moves nothing.
+    @Test func aManualClockAtANaNDateStillRunsWhatFallsDue() {
+        let clock = ManualClock(now: Date(timeIntervalSinceReferenceDate: .nan))
+        #expect(clock.now == Date(timeIntervalSinceReferenceDate: 0))
+        let ran = PKMutex(false)
+        _ = clock.schedule(after: .seconds(1)) { ran.withLock { $0 = true } }
+        clock.advance(to: Date(timeIntervalSinceReferenceDate: .nan))
+        #expect(clock.now == Date(timeIntervalSinceReferenceDate: 0))
+        clock.advance(by: .seconds(1))
+        #expect(ran.withLock { $0 })
+    }
+
+    /// Every PKTesting wait reads a NaN timeout as zero: it checks once and gives up, instead of hanging (a NaN
+    /// deadline is never reached) or, for some, returning at once while others hung.
+    @Test func pkTestingWaitsGiveUpAtOnceOnANaNTimeout() async {
+        let never = TestProcedure()  // never enqueued: never finishes
+        #expect(!ProcedureWaiter.wait(for: never, timeout: .nan))
+        #expect(await !waitForFinish(never, timeout: .nan))
+        #expect(await !waitForFinish([never], timeout: .nan))
+        #expect(!ManualClock().waitForScheduledActions(count: 1, timeout: .nan))
+        #expect(await !ManualClock().waitForScheduledActions(count: 1, timeout: .nan))
+        let leaks = LeakCheck()
+        leaks.track(never, name: "never")
+        #expect(leaks.waitUntilReleased(timeout: .nan) == ["never"])
+        #expect(await leaks.unreleased(timeout: .nan) == ["never"])
+        withExtendedLifetime(never) {}
+    }
 }

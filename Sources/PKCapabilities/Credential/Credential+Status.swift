@@ -1,4 +1,5 @@
 import Foundation
+import PKCore
 
 extension Capability.Credential {
 
@@ -28,7 +29,7 @@ extension Capability.Credential {
             case .missing:
                 return "missing"
             case .expired(let date):
-                return "expired(\(date))"
+                return "expired(\(date.printableDescription))"
             case .valid(let scopes, let expiresIn):
                 let scopeText = scopes.isEmpty ? "no scopes" : "scopes " + scopes.sorted().joined(separator: " ")
                 return "valid(\(scopeText), " + (expiresIn.map { "expires in \($0.readable)" } ?? "no expiry") + ")"

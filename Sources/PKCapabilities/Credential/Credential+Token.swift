@@ -1,4 +1,5 @@
 import Foundation
+import PKCore
 
 extension Capability.Credential {
 
@@ -35,7 +36,7 @@ extension Capability.Credential {
         /// `Token(<redacted>, expires <date>, scopes a b)`.
         public var description: String {
             var text = "Token(<redacted>"
-            if let expiresAt { text += ", expires \(expiresAt)" }
+            if let expiresAt { text += ", expires \(expiresAt.printableDescription)" }
             if !scopes.isEmpty { text += ", scopes \(scopes.sorted().joined(separator: " "))" }
             return text + ")"
         }

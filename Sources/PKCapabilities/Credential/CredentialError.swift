@@ -1,4 +1,5 @@
 import Foundation
+import PKCore
 
 /// Why a ``Capability/Credential`` has no usable token, or why authorizing it failed.
 ///
@@ -45,7 +46,7 @@ public enum CredentialError: Error, Hashable, Sendable, CustomStringConvertible 
         case .missing(let name, let source):
             return "The credential \(name) has no token (looked in \(source))"
         case .expired(let name, let date):
-            return "The token of \(name) expired at \(date)"
+            return "The token of \(name) expired at \(date.printableDescription)"
         case .insufficientScopes(let name, let missing):
             return "The token of \(name) lacks the scopes \(missing.sorted().joined(separator: ", "))"
         case .expiresTooSoon(let name, let expiresIn, let needed):

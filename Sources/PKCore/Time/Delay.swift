@@ -35,7 +35,7 @@ public enum Delay: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .by(let seconds): "for \(seconds) seconds"
-        case .until(let date): "until \(date)"
+        case .until(let date): "until \(date.printableDescription)"
         }
     }
 }

@@ -16,7 +16,9 @@ import Foundation
 /// - ``random(minimum:maximum:)``: uniformly distributed in `minimum…maximum`.
 ///
 /// Bad values never trap: NaN counts as 0, and every value but a constant is kept within ±1e12 s (about 31,000
-/// years, the longest wait a ``DelayProcedure`` makes), infinite bounds included. A constant is returned as given;
+/// years, the longest wait a ``DelayProcedure`` makes), infinite bounds included. A NaN `maximum` of a Fibonacci
+/// or exponential backoff counts as no maximum (only that limit), not 0: a backoff whose cap was computed wrongly
+/// keeps backing off instead of retrying at once, for ever. A constant is returned as given;
 /// the delay made from it is clamped the same way.
 ///
 /// A repeat uses the first value for its first attempt, which starts at once, so the wait before attempt k + 1 is
@@ -93,10 +95,11 @@ public enum WaitStrategy: Sequence, Sendable, Hashable {
         }
 
         /// `value` within 0…`maximum`, and never beyond 1e12 s (about 31,000 years, the longest wait anywhere);
-        /// NaN counts as 0.
+        /// a NaN value counts as 0, a NaN maximum as none.
         private func clamp(_ value: Double, maximum: Double) -> Double {
             guard !value.isNaN else { return 0 }
-            return Swift.min(Swift.max(0, value), Swift.max(0, maximum), 1e12)
+            let cap = maximum.isNaN ? 1e12 : Swift.max(0, maximum)
+            return Swift.min(Swift.max(0, value), cap, 1e12)
         }
     }
 }
