@@ -38,6 +38,9 @@ struct ConditionDependencyTests {
         #expect(condition.evaluateCount == 1)
         #expect(procedure.didExecute)
         #expect(procedure.dependencies.isEmpty)
+        // A finished procedure's waiters resume a moment before its queue lets go of it: wait for the queue, which
+        // must not keep the produced dependency.
+        waitUntilEmpty(queue)
         #expect(!queue.operations.contains(produced))
     }
 
