@@ -71,7 +71,9 @@
             try await withFixture { fixture in
                 let queue = try DurableQueue(
                     connectionString: TestDatabase.url, schema: fixture.schema, migration: .manual)
-                await #expect(throws: DurableError.schemaNotMigrated(schema: fixture.schema, version: 0, required: 2)) {
+                let notMigrated = DurableError.schemaNotMigrated(
+                    schema: fixture.schema, version: 0, required: DurableQueue.schemaVersion)
+                await #expect(throws: notMigrated) {
                     try await queue.enqueue(TestJob.self, input: fixture.input("too early"))
                 }
                 #expect(try await !Self.schemaExists(fixture.schema))

@@ -1,9 +1,13 @@
 #if Postgres
     import Foundation
 
-    /// How a durable job is scheduled: priority, start time, uniqueness, dependencies, retries and mutual
-    /// exclusion.
+    /// How a durable job is scheduled: its named queue, priority, start time, uniqueness, dependencies, retries and
+    /// mutual exclusion.
     public struct DurableJobOptions: Sendable, Hashable {
+        /// The named queue the job waits in (``defaultQueue`` unless given): only workers serving that queue claim
+        /// it (``DurableWorker/queues``), and pausing the queue holds it back fleet-wide. A name is 1 to 64 bytes of
+        /// letters, digits, `_`, `-` and `.`.
+        public var queue: String
         /// Higher runs first among available jobs (default 0).
         public var priority: Int32
         /// The earliest time the job may start; `nil` is now. A job starts within the worker's poll interval of it.
@@ -36,8 +40,9 @@
         public init(
             priority: Int32 = 0, runAt: Date? = nil, uniqueKey: String? = nil, dependencies: [JobID] = [],
             ignoreFailedDependencies: Bool = false, inputFrom: JobID? = nil, retry: DurableRetryPolicy = .standard,
-            exclusiveCategories: [String] = [], timeout: Duration? = nil
+            exclusiveCategories: [String] = [], timeout: Duration? = nil, queue: String = DurableJobOptions.defaultQueue
         ) {
+            self.queue = queue
             self.priority = priority
             self.runAt = runAt
             self.uniqueKey = uniqueKey
@@ -47,6 +52,18 @@
             self.retry = retry
             self.exclusiveCategories = exclusiveCategories
             self.timeout = timeout
+        }
+
+        /// The queue of a job enqueued without one, and the one a worker serves unless told otherwise: `default`.
+        public static let defaultQueue = "default"
+
+        /// Whether `name` can name a queue: 1 to 64 bytes of ASCII letters, digits, `_`, `-` and `.`.
+        static func isValidQueueName(_ name: String) -> Bool {
+            !name.isEmpty && name.utf8.count <= 64
+                && name.utf8.allSatisfy { byte in
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                        || byte == 0x5F || byte == 0x2D || byte == 0x2E
+                }
         }
 
         /// Options that start the job `delay` seconds from now.
@@ -64,6 +81,10 @@
         /// Throws when an option cannot be stored.
         func validate() throws {
             try retry.validate()
+            guard Self.isValidQueueName(queue) else {
+                throw DurableError.invalidOption(
+                    "a queue name must be 1 to 64 bytes of letters, digits, '_', '-' and '.', not \"\(queue)\"")
+            }
             // PostgreSQL's timestamptz reaches year 294276; ±2,800 years around 1970 keeps well inside it.
             if let runAt, !(abs(runAt.timeIntervalSince1970) <= 9e10) {
                 throw DurableError.invalidOption("runAt must be a date within 2,800 years of 1970")

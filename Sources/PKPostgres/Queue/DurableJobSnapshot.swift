@@ -7,6 +7,10 @@
         public let id: JobID
         /// Its procedure kind.
         public let kind: String
+        /// The named queue it waits or waited in (``DurableJobOptions/queue``).
+        public let queue: String
+        /// Its input as stored (JSON), or `nil` when it takes a dependency's output (``DurableJobOptions/inputFrom``).
+        public let inputJSON: String?
         /// Its state.
         public let state: JobState
         /// Attempts begun so far.
@@ -37,6 +41,8 @@
         init(row: PostgresRow) throws {
             id = JobID(rawValue: try row.int64("id"))
             kind = row["kind"] ?? ""
+            queue = row["queue"] ?? DurableJobOptions.defaultQueue
+            inputJSON = row["input"]
             guard let state = JobState(databaseValue: row["state"] ?? "") else {
                 throw PostgresError(kind: .unexpectedResult, message: "unknown job state \(row["state"] ?? "NULL")")
             }

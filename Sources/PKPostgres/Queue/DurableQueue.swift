@@ -32,10 +32,13 @@
         /// The PostgreSQL schema holding the queue's tables.
         public let schema: String
 
+        /// The schema version this library migrates to and works with (3: named queues and attempt histories).
+        public static var schemaVersion: Int { DurableSchema.version }
+
         /// `package` for the benchmark's claim-cost row (W22).
         package let store: DurableStore
         let connectionString: String
-        private let lane: DatabaseLane
+        let lane: DatabaseLane
         private let registry = PKMutex<[String: DurableKind]>([:])
         let migrator: Migrator
         let watcher: JobWatcher

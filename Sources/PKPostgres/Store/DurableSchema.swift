@@ -32,8 +32,11 @@
         /// The key of the advisory lock the elected reaper holds.
         var reaperLockKey: String { "procedurekit.reaper.\(name)" }
 
+        /// The version the migrations bring a schema to: how many there are.
+        static var version: Int { (try? DurableSchema("version"))?.migrations.count ?? 0 }
+
         /// The migrations, in order; the schema's version is the count applied.
-        var migrations: [String] { [migration1, migration2Claims + migration2Outcomes] }
+        var migrations: [String] { [migration1, migration2Claims + migration2Outcomes, migration3Queues] }
 
         /// The version the schema is at now, 0 when it does not exist. Only reads (it needs no privilege to create
         /// anything) and never fails a transaction it runs in for a missing schema.

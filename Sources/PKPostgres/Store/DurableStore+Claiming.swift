@@ -10,7 +10,7 @@
             var unreadable: [(job: ClaimedJob, reason: String)] = []
         }
 
-        /// Claims up to `limit` due jobs of `kinds` for `owner`, with leases of `lease` seconds, in one call of
+        /// Claims up to `limit` due jobs of `kinds` in the named `queues` that are not paused, for `owner`, with leases of `lease` seconds, in one call of
         /// `claim_jobs` (one statement, atomic without a transaction): jobs due for longer than `starving` seconds
         /// first, oldest first; then by priority, start time and id. A job with exclusive categories is claimed
         /// together with all of them, or parked (`waiting`) until one is released. Jobs in `skip` are left alone.
@@ -18,18 +18,18 @@
         /// Each row is read on its own: a row this build cannot read (a retry policy written by a newer version)
         /// is returned in ``Claim/unreadable`` and does not disturb the others.
         package func claim(
-            kinds: [String], limit: Int, owner: String, lease: TimeInterval, starving: TimeInterval, skip: [JobID],
-            _ connection: PostgresConnection
+            queues: [String] = [DurableJobOptions.defaultQueue], kinds: [String], limit: Int, owner: String,
+            lease: TimeInterval, starving: TimeInterval, skip: [JobID], _ connection: PostgresConnection
         ) throws -> Claim {
-            guard limit > 0, !kinds.isEmpty else { return Claim() }
+            guard limit > 0, !kinds.isEmpty, !queues.isEmpty else { return Claim() }
             let rows = try connection.execute(
                 """
-                SELECT * FROM \(schema.name).claim_jobs($1::text[], $2::integer, $3, $4::float8, $5::float8,
-                    $6::bigint[])
+                SELECT * FROM \(schema.name).claim_jobs($7::text[], $1::text[], $2::integer, $3, $4::float8,
+                    $5::float8, $6::bigint[])
                 """,
                 [
                     DurableSchema.textArray(kinds), String(limit), owner, String(lease), String(starving),
-                    DurableSchema.integerArray(skip.map(\.rawValue)),
+                    DurableSchema.integerArray(skip.map(\.rawValue)), DurableSchema.textArray(queues),
                 ]
             ).rows
             var claim = Claim()

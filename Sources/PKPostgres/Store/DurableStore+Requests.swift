@@ -42,15 +42,18 @@
             }
         }
 
-        /// Deletes finished jobs older than `age` seconds that no unfinished job depends on, in transactions of
-        /// `batch` jobs each, oldest first. Returns how many.
+        /// Deletes finished jobs (of `states`, or any final state when empty) older than `age` seconds that no
+        /// unfinished job depends on, in transactions of `batch` jobs each, oldest first. Returns how many.
         ///
         /// Each batch first locks its jobs (`FOR UPDATE SKIP LOCKED`), then deletes those without an unfinished
         /// dependent, reading the dependents afresh once the locks are held: an enqueue naming one of them as a
         /// dependency or input source holds it `FOR SHARE` until it commits, so it is either seen (and the job
         /// kept), skipped while it holds the row, or made to wait and then told the dependency is gone
         /// (``DurableError/unknownDependency(_:)``), never left with a deleted source.
-        func prune(olderThan age: TimeInterval, batch: Int = 1_000, _ connection: PostgresConnection) throws -> Int {
+        func prune(
+            olderThan age: TimeInterval, states: [JobState] = [], batch: Int = 1_000, _ connection: PostgresConnection
+        ) throws -> Int {
+            let stateList = states.isEmpty ? nil : DurableSchema.textArray(states.map(\.rawValue).sorted())
             var total = 0
             var after: (finishedAt: String, id: String)?
             while true {
@@ -60,9 +63,10 @@
                         SELECT id, finished_at::text AS finished_at FROM \(schema.jobs)
                         WHERE finished_at < now() - make_interval(secs => $1::float8)
                             AND ($3::timestamptz IS NULL OR (finished_at, id) > ($3::timestamptz, $4::bigint))
+                            AND ($5::text[] IS NULL OR state = ANY ($5::text[]))
                         ORDER BY finished_at, id LIMIT $2::integer
                         FOR UPDATE SKIP LOCKED
-                        """, [String(age), String(batch), after?.finishedAt, after?.id]
+                        """, [String(age), String(batch), after?.finishedAt, after?.id, stateList]
                     ).rows
                     guard let last = locked.last, let lastAt = last["finished_at"], let lastID = last["id"] else {
                         return (0, nil)
@@ -89,14 +93,18 @@
         func snapshot(of id: JobID, _ connection: PostgresConnection) throws -> DurableJobSnapshot? {
             try connection.execute(
                 """
-                SELECT id, kind, state, attempt, max_attempts, priority, extract(epoch FROM run_at)::float8 AS run_at,
-                    extract(epoch FROM created_at)::float8 AS created_at,
-                    extract(epoch FROM finished_at)::float8 AS finished_at, errors::text AS errors, lease_owner,
-                    graph_id, output::text AS output, pending_dependencies, cancel_requested
-                FROM \(schema.jobs) WHERE id = $1::bigint
+                SELECT \(Self.snapshotColumns) FROM \(schema.jobs) WHERE id = $1::bigint
                 """, [String(id.rawValue)]
             ).rows.first.map(DurableJobSnapshot.init(row:))
         }
+
+        /// The columns a ``DurableJobSnapshot`` is read from.
+        static let snapshotColumns = """
+            id, kind, queue, state, attempt, max_attempts, priority, extract(epoch FROM run_at)::float8 AS run_at,
+                extract(epoch FROM created_at)::float8 AS created_at,
+                extract(epoch FROM finished_at)::float8 AS finished_at, errors::text AS errors, lease_owner,
+                graph_id, output::text AS output, input::text AS input, pending_dependencies, cancel_requested
+            """
 
         /// How many jobs of the graph are in each state.
         func graphCounts(_ graph: GraphID, _ connection: PostgresConnection) throws -> [JobState: Int] {

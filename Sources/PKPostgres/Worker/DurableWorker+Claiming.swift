@@ -45,7 +45,7 @@
                         // of its end is never later than the database's.
                         let sent = ContinuousClock.now
                         let claim = try queue.store.claim(
-                            kinds: kinds, limit: limit, owner: name, lease: lease, starving: starving,
+                            queues: queues, kinds: kinds, limit: limit, owner: name, lease: lease, starving: starving,
                             skip: unreadable, connection)
                         for job in claim.jobs { launch(job, leaseEnds: sent + leaseDuration) }
                         for (job, reason) in claim.unreadable {

@@ -39,6 +39,9 @@
         /// How long a due job may wait before it is claimed ahead of younger jobs of any priority, and the
         /// exclusive categories it waits for are kept for it: the bound on starvation.
         public let starvationLimit: Duration
+        /// The named queues whose jobs the worker claims (jobs of its registered kinds in them), in the order given;
+        /// ``DurableJobOptions/defaultQueue`` unless told otherwise. A paused queue is left alone until resumed.
+        public let queues: [String]
         /// The local queue the jobs' procedures run on: add queue observers or a trace recorder to it.
         public let procedureQueue: ProcedureQueue
         /// The queue whose kinds the worker runs.
@@ -101,6 +104,7 @@
         ///   - pollInterval: The fallback poll when no notification arrives (default 1 s; 10 ms to 60 s).
         ///   - starvationLimit: How long a due job may wait before it goes ahead of younger jobs of any priority
         ///     and keeps the exclusive categories it waits for (default 60 s; 1 ms to one day).
+        ///   - queues: The named queues to claim from (default: ``DurableJobOptions/defaultQueue`` only).
         ///   - shutdownCoordinator: When given, shutdown follows it: the worker stops claiming as soon as shutdown
         ///     is requested, its running procedures are watched (`BackgroundObserver`, cancelled when the grace
         ///     period expires), and jobs cancelled by it are given back without spending an attempt.
@@ -108,8 +112,12 @@
         public init(
             queue: DurableQueue, name: String? = nil, concurrency: Int = 4, leaseDuration: Duration = .seconds(30),
             pollInterval: Duration = .seconds(1), starvationLimit: Duration = .seconds(60),
-            shutdownCoordinator: ShutdownCoordinator? = nil
+            queues: [String] = [DurableJobOptions.defaultQueue], shutdownCoordinator: ShutdownCoordinator? = nil
         ) throws {
+            guard !queues.isEmpty, queues.count <= 1_000, queues.allSatisfy(DurableJobOptions.isValidQueueName) else {
+                throw DurableError.invalidOption(
+                    "queues must be 1 to 1,000 names of 1 to 64 bytes of letters, digits, '_', '-' and '.'")
+            }
             guard concurrency >= 1, concurrency <= 10_000 else {
                 throw DurableError.invalidOption("concurrency must be between 1 and 10,000, not \(concurrency)")
             }
@@ -129,6 +137,8 @@
             self.leaseDuration = leaseDuration
             self.pollInterval = pollInterval
             self.starvationLimit = starvationLimit
+            var seen = Set<String>()
+            self.queues = queues.filter { seen.insert($0).inserted }
             coordinator = shutdownCoordinator
             procedureQueue = ProcedureQueue(name: "PKPostgres.DurableWorker", maxConcurrentOperationCount: concurrency)
             let migrator = queue.migrator

@@ -43,11 +43,12 @@
         @discardableResult
         func startWorker(
             concurrency: Int = 2, lease: Duration = TestDatabase.lease, queue: DurableQueue? = nil,
-            pollInterval: Duration = TestDatabase.pollInterval, starvationLimit: Duration = .seconds(60)
+            pollInterval: Duration = TestDatabase.pollInterval, starvationLimit: Duration = .seconds(60),
+            queues: [String] = [DurableJobOptions.defaultQueue]
         ) throws -> DurableWorker {
             let worker = try makeWorker(
                 concurrency: concurrency, lease: lease, queue: queue, pollInterval: pollInterval,
-                starvationLimit: starvationLimit)
+                starvationLimit: starvationLimit, queues: queues)
             try worker.start()
             return worker
         }
@@ -55,12 +56,13 @@
         /// Makes a worker of `queue` (by default the fixture's) without starting it; stopped at tear-down.
         func makeWorker(
             concurrency: Int = 2, lease: Duration = TestDatabase.lease, queue: DurableQueue? = nil,
-            pollInterval: Duration = TestDatabase.pollInterval, starvationLimit: Duration = .seconds(60)
+            pollInterval: Duration = TestDatabase.pollInterval, starvationLimit: Duration = .seconds(60),
+            queues: [String] = [DurableJobOptions.defaultQueue]
         ) throws -> DurableWorker {
             let number = workers.withLock { $0.count }
             let worker = try DurableWorker(
                 queue: queue ?? self.queue, name: "\(schema)-worker\(number)", concurrency: concurrency,
-                leaseDuration: lease, pollInterval: pollInterval, starvationLimit: starvationLimit)
+                leaseDuration: lease, pollInterval: pollInterval, starvationLimit: starvationLimit, queues: queues)
             workers.withLock { $0.append(worker) }
             return worker
         }
