@@ -30,6 +30,7 @@ let package = Package(
         .executable(name: "ServerQuickstart", targets: ["ServerQuickstart"]),
         .executable(name: "DurableFleet", targets: ["DurableFleet"]),
         .executable(name: "ProcessPipeline", targets: ["ProcessPipeline"]),
+        .executable(name: "pk-jobs", targets: ["PKJobs"]),
     ],
     // `Postgres` builds PKPostgres against the system's libpq (Debian: libpq-dev). Off by default, so that the
     // package builds and tests on a machine without libpq; users enable it on their dependency
@@ -56,6 +57,9 @@ let package = Package(
             name: "PKPostgres",
             dependencies: ["PKCore", "PKObservers", .target(name: "CLibPQ", condition: .when(traits: ["Postgres"]))],
             swiftSettings: swiftSettings),
+
+        // MARK: - Tools
+        .executableTarget(name: "PKJobs", dependencies: ["PKPostgres"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
         .executableTarget(
