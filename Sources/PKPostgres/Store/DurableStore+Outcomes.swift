@@ -183,7 +183,7 @@
             }
         }
 
-        private func holdsReaperLock(_ connection: PostgresConnection) throws -> Bool {
+        func holdsReaperLock(_ connection: PostgresConnection) throws -> Bool {
             try connection.execute(
                 "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [schema.reaperLockKey]
             ).rows.first?.bool("locked") ?? false

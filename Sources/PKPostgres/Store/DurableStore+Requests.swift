@@ -57,34 +57,59 @@
             var total = 0
             var after: (finishedAt: String, id: String)?
             while true {
-                let (deleted, last) = try connection.transaction { connection -> (Int, (String, String)?) in
-                    let locked = try connection.execute(
-                        """
-                        SELECT id, finished_at::text AS finished_at FROM \(schema.jobs)
-                        WHERE finished_at < now() - make_interval(secs => $1::float8)
-                            AND ($3::timestamptz IS NULL OR (finished_at, id) > ($3::timestamptz, $4::bigint))
-                            AND ($5::text[] IS NULL OR state = ANY ($5::text[]))
-                        ORDER BY finished_at, id LIMIT $2::integer
-                        FOR UPDATE SKIP LOCKED
-                        """, [String(age), String(batch), after?.finishedAt, after?.id, stateList]
-                    ).rows
-                    guard let last = locked.last, let lastAt = last["finished_at"], let lastID = last["id"] else {
-                        return (0, nil)
-                    }
-                    let deleted = try connection.execute(
-                        """
-                        DELETE FROM \(schema.jobs) j WHERE j.id = ANY ($1::bigint[])
-                            AND NOT EXISTS (
-                                SELECT 1 FROM \(schema.dependencies) d JOIN \(schema.jobs) k ON k.id = d.job_id
-                                WHERE d.depends_on = j.id AND k.finished_at IS NULL)
-                        """, ["{" + locked.compactMap { $0["id"] }.joined(separator: ",") + "}"]
-                    ).affectedRows
-                    return (deleted, locked.count < batch ? nil : (lastAt, lastID))
+                let (deleted, last) = try connection.transaction { connection in
+                    try pruneBatch(olderThan: age, states: stateList, batch: batch, after: after, connection)
                 }
                 total += deleted
                 guard let last else { return total }
                 after = (last.0, last.1)
             }
+        }
+
+        /// When this process is elected for maintenance (it holds the reaper's lock for the transaction), deletes
+        /// one batch of finished jobs in `state` older than `age` seconds, after `after` (as ``prune(olderThan:states:batch:_:)``
+        /// does). Returns how many, and where the next batch starts (`nil` when this was the last); `nil` when
+        /// another process is elected.
+        func pruneElected(
+            state: JobState, olderThan age: TimeInterval, batch: Int, after: (finishedAt: String, id: String)?,
+            _ connection: PostgresConnection
+        ) throws -> (deleted: Int, next: (finishedAt: String, id: String)?)? {
+            try connection.transaction { connection in
+                guard try holdsReaperLock(connection) else { return nil }
+                let (deleted, next) = try pruneBatch(
+                    olderThan: age, states: DurableSchema.textArray([state.rawValue]), batch: batch, after: after,
+                    connection)
+                return (deleted, next.map { (finishedAt: $0.0, id: $0.1) })
+            }
+        }
+
+        /// One batch of ``prune(olderThan:states:batch:_:)``, in the caller's transaction.
+        private func pruneBatch(
+            olderThan age: TimeInterval, states stateList: String?, batch: Int,
+            after: (finishedAt: String, id: String)?, _ connection: PostgresConnection
+        ) throws -> (Int, (String, String)?) {
+            let locked = try connection.execute(
+                """
+                SELECT id, finished_at::text AS finished_at FROM \(schema.jobs)
+                WHERE finished_at < now() - make_interval(secs => $1::float8)
+                    AND ($3::timestamptz IS NULL OR (finished_at, id) > ($3::timestamptz, $4::bigint))
+                    AND ($5::text[] IS NULL OR state = ANY ($5::text[]))
+                ORDER BY finished_at, id LIMIT $2::integer
+                FOR UPDATE SKIP LOCKED
+                """, [String(age), String(batch), after?.finishedAt, after?.id, stateList]
+            ).rows
+            guard let last = locked.last, let lastAt = last["finished_at"], let lastID = last["id"] else {
+                return (0, nil)
+            }
+            let deleted = try connection.execute(
+                """
+                DELETE FROM \(schema.jobs) j WHERE j.id = ANY ($1::bigint[])
+                    AND NOT EXISTS (
+                        SELECT 1 FROM \(schema.dependencies) d JOIN \(schema.jobs) k ON k.id = d.job_id
+                        WHERE d.depends_on = j.id AND k.finished_at IS NULL)
+                """, ["{" + locked.compactMap { $0["id"] }.joined(separator: ",") + "}"]
+            ).affectedRows
+            return (deleted, locked.count < batch ? nil : (lastAt, lastID))
         }
 
         // MARK: - Queries

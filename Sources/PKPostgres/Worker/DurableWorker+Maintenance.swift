@@ -45,8 +45,48 @@
                 {
                     log(.warning, "woke \(woken) job(s) left waiting for categories nobody holds")
                 }
+                try applyRetention()
             } catch {
                 log(.warning, "maintenance failed: \(error)")
+            }
+        }
+
+        /// How many finished jobs one maintenance cycle deletes at most: a backlog is worked through over several
+        /// cycles, in transactions of ``retentionBatch``.
+        static let retentionBatch = 1_000
+        static let retentionPerCycle = 10_000
+
+        /// Deletes finished jobs older than the retention allows, if this worker is elected and the retention's
+        /// interval has passed since it last looked; on the maintenance lane.
+        private func applyRetention() throws {
+            let ages = retention.ages
+            guard !ages.isEmpty else { return }
+            let now = ContinuousClock.now
+            let due = lastRetentionRun.withLock { last -> Bool in
+                if let last, now - last < retention.interval { return false }
+                last = now
+                return true
+            }
+            guard due else { return }
+            var total = 0
+            states: for (state, age) in ages {
+                let seconds = min(max(0, Self.seconds(age)), 9e10)
+                var after: (finishedAt: String, id: String)?
+                while total < Self.retentionPerCycle, !stopWaiters.withLock({ $0.stopped }) {
+                    guard
+                        let batch = try maintenanceLane.onQueue({
+                            try queue.store.pruneElected(
+                                state: state, olderThan: seconds, batch: Self.retentionBatch, after: after, $0)
+                        })
+                    else { break states }  // another worker is elected
+                    total += batch.deleted
+                    guard let next = batch.next else { break }
+                    after = next
+                }
+            }
+            if total > 0 {
+                counters.withLock { $0.pruned += total }
+                log(.info, "deleted \(total) finished job(s) past their retention")
             }
         }
 

@@ -42,6 +42,9 @@
         /// The named queues whose jobs the worker claims (jobs of its registered kinds in them), in the order given;
         /// ``DurableJobOptions/defaultQueue`` unless told otherwise. A paused queue is left alone until resumed.
         public let queues: [String]
+        /// How long finished jobs are kept (``DurableRetention/standard`` unless told otherwise): the worker elected
+        /// for maintenance deletes older ones.
+        public let retention: DurableRetention
         /// The local queue the jobs' procedures run on: add queue observers or a trace recorder to it.
         public let procedureQueue: ProcedureQueue
         /// The queue whose kinds the worker runs.
@@ -60,6 +63,8 @@
         let deadlines = PKMutex<DeadlineTimer?>(nil)
         let stopWaiters = PKMutex<StopWaiters>(StopWaiters())
         let counters = PKMutex(Statistics())
+        /// When the elected worker last looked for finished jobs to delete (on the maintenance lane).
+        let lastRetentionRun = PKMutex<ContinuousClock.Instant?>(nil)
 
         struct StopWaiters {
             var stopped = false
@@ -83,6 +88,8 @@
             public var leasesLost = 0
             /// Expired leases this worker's reaper handled.
             public var reaped = 0
+            /// Finished jobs this worker deleted for their retention's sake.
+            public var pruned = 0
             /// Attempts cancelled because they ran longer than their timeout.
             public var timedOut = 0
             /// Jobs this build could not read (a retry policy written by a newer version): given back without
@@ -105,6 +112,8 @@
         ///   - starvationLimit: How long a due job may wait before it goes ahead of younger jobs of any priority
         ///     and keeps the exclusive categories it waits for (default 60 s; 1 ms to one day).
         ///   - queues: The named queues to claim from (default: ``DurableJobOptions/defaultQueue`` only).
+        ///   - retention: How long finished jobs are kept (default ``DurableRetention/standard``: completed and
+        ///     cancelled a day, failed a week); the one worker elected for maintenance deletes older ones.
         ///   - shutdownCoordinator: When given, shutdown follows it: the worker stops claiming as soon as shutdown
         ///     is requested, its running procedures are watched (`BackgroundObserver`, cancelled when the grace
         ///     period expires), and jobs cancelled by it are given back without spending an attempt.
@@ -112,8 +121,10 @@
         public init(
             queue: DurableQueue, name: String? = nil, concurrency: Int = 4, leaseDuration: Duration = .seconds(30),
             pollInterval: Duration = .seconds(1), starvationLimit: Duration = .seconds(60),
-            queues: [String] = [DurableJobOptions.defaultQueue], shutdownCoordinator: ShutdownCoordinator? = nil
+            queues: [String] = [DurableJobOptions.defaultQueue], retention: DurableRetention = .standard,
+            shutdownCoordinator: ShutdownCoordinator? = nil
         ) throws {
+            try retention.validate()
             guard !queues.isEmpty, queues.count <= 1_000, queues.allSatisfy(DurableJobOptions.isValidQueueName) else {
                 throw DurableError.invalidOption(
                     "queues must be 1 to 1,000 names of 1 to 64 bytes of letters, digits, '_', '-' and '.'")
@@ -139,6 +150,7 @@
             self.starvationLimit = starvationLimit
             var seen = Set<String>()
             self.queues = queues.filter { seen.insert($0).inserted }
+            self.retention = retention
             coordinator = shutdownCoordinator
             procedureQueue = ProcedureQueue(name: "PKPostgres.DurableWorker", maxConcurrentOperationCount: concurrency)
             let migrator = queue.migrator
