@@ -47,7 +47,8 @@
             try await withFixture { fixture in
                 let done = try await fixture.queue.enqueue(TestJob.self, input: fixture.input("done"))
                 let worker = try fixture.startWorker(
-                    retention: DurableRetention(completed: nil, cancelled: nil, failed: nil, interval: .milliseconds(10)))
+                    retention: DurableRetention(
+                        completed: nil, cancelled: nil, failed: nil, interval: .milliseconds(10)))
                 _ = try await fixture.waitUntilFinished(done)
                 try await Task.sleep(for: .milliseconds(300))
                 #expect(try await fixture.queue.jobs().map(\.id) == [done])

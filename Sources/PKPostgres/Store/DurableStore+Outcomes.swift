@@ -51,6 +51,20 @@
             return row?["state"].flatMap(JobState.init(databaseValue:))
         }
 
+        /// Puts a running job back to run again after `delay` seconds without spending its attempt, unless it was
+        /// snoozed `most` times already (it fails then) or a cancellation was requested (it is cancelled). Returns
+        /// the new state, or `nil` when the lease is no longer this token's.
+        func snooze(
+            _ id: JobID, token: Int64, delay: TimeInterval, most: Int, starving: TimeInterval,
+            _ connection: PostgresConnection
+        ) throws -> JobState? {
+            let row = try connection.execute(
+                "SELECT \(schema.name).snooze_job($1::bigint, $2::bigint, $3::float8, $4::integer, $5::float8) AS state",
+                [String(id.rawValue), String(token), String(delay), String(most), String(starving)]
+            ).rows.first
+            return row?["state"].flatMap(JobState.init(databaseValue:))
+        }
+
         /// Marks a running job cancelled (a cancellation was requested); call inside a transaction. Returns
         /// `false` when the lease is no longer this token's.
         func cancelRunning(

@@ -9,6 +9,8 @@
             case success(String)
             case failure([any Error])
             case cancelled(reason: String)
+            /// Run again after a delay (seconds) without spending the attempt (``DurableJobControl/snooze(_:)``).
+            case snooze(TimeInterval)
             /// Give the job back without spending the attempt.
             case release
             /// Record nothing: the lease is gone.
@@ -43,6 +45,12 @@
             case nil:
                 if cancelled && (draining || errors.contains(where: Self.isShutdownError)) {
                     outcome = .release
+                } else if let control = errors.lazy.compactMap({ $0 as? DurableJobControl }).first {
+                    switch control {
+                    case .snooze: outcome = .snooze(control.snoozeSeconds ?? 0)
+                    case .discard: outcome = .failure(errors)
+                    case .cancel(let reason): outcome = .cancelled(reason: "cancelled by the job: \(reason)")
+                    }
                 } else if !errors.isEmpty {
                     outcome = .failure(errors)
                 } else if cancelled {
@@ -164,7 +172,7 @@
             for outcome: Outcome, of job: DurableStore.ClaimedJob, after error: any Error, refusals: Int
         ) -> Outcome? {
             switch (outcome, refusals) {
-            case (.success, 0), (.cancelled, 0):
+            case (.success, 0), (.cancelled, 0), (.snooze, 0):
                 return .failure([DurableError.outcomeRejected(job.id, reason: "\(error)")])
             case (.failure, 0), (.failure, 1):
                 let code = (error as? PostgresError).map { "\($0.kind) \($0.sqlState ?? "")" } ?? "\(type(of: error))"
@@ -218,7 +226,10 @@
                     return .failure([failure.error])
                 }
             case .failure(let errors):
-                let permanent = errors.contains { ($0 as? DurableError)?.isPermanent ?? false }
+                let permanent = errors.contains { error in
+                    if case .discard = error as? DurableJobControl { return true }
+                    return (error as? DurableError)?.isPermanent ?? false
+                }
                 let text = errors.map { "attempt \(job.attempt): \($0)" }.joined(separator: "; ")
                 // One statement (a function call): atomic without a transaction of its own.
                 let state = try store.fail(
@@ -234,6 +245,12 @@
             case .release:
                 let recorded = try store.release(job.id, token: job.token, starving: starving, connection)
                 tally(recorded, \.released, else: \.leasesLost)
+                return nil
+            case .snooze(let delay):
+                let state = try store.snooze(
+                    job.id, token: job.token, delay: delay, most: DurableJobControl.maximumSnoozes, starving: starving,
+                    connection)
+                tally(state != nil, \.snoozed, else: \.leasesLost)
                 return nil
             }
         }

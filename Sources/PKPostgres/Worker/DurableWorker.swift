@@ -84,6 +84,8 @@
             public var cancelled = 0
             /// Jobs given back at shutdown.
             public var released = 0
+            /// Jobs that asked to run again later (``DurableJobControl/snooze(_:)``).
+            public var snoozed = 0
             /// Outcomes discarded because the lease was lost.
             public var leasesLost = 0
             /// Expired leases this worker's reaper handled.

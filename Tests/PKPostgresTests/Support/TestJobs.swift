@@ -32,6 +32,11 @@
         /// The completion hook runs a statement that fails and swallows the error (leaving the completing
         /// transaction aborted on the server).
         var hookSwallowsError: Bool = false
+        /// The job's first runs (of any attempt) that snooze for `snoozeMilliseconds` instead of running.
+        var snoozingRuns: Int = 0
+        var snoozeMilliseconds: Int = 0
+        /// `"discard"` or `"cancel"`: the job asks for that (``DurableJobControl``) instead of running.
+        var control: String?
     }
 
     /// What a ``TestJob`` or a ``Relay`` reports.
@@ -102,6 +107,14 @@
             } else if input.runsUntilCancelled {
                 while !isCancelled, !probe.isReleased, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
                 if isCancelled { probe.record(.sawCancellation, input.label, job) }
+            }
+            if probe.events(.started).filter({ $0.label == input.label }).count <= input.snoozingRuns {
+                return .failure(DurableJobControl.snooze(.milliseconds(input.snoozeMilliseconds)))
+            }
+            switch input.control {
+            case "discard": return .failure(DurableJobControl.discard(reason: "the input can never succeed"))
+            case "cancel": return .failure(DurableJobControl.cancel(reason: "nothing left to do"))
+            default: break
             }
             if job.attempt <= input.failingAttempts {
                 return .failure(PlannedFailure(label: input.label, attempt: job.attempt))

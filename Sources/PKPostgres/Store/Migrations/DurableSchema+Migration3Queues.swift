@@ -5,6 +5,7 @@
         var migration3Queues: String {
             """
                 ALTER TABLE \(jobs) ADD COLUMN queue text NOT NULL DEFAULT 'default';
+                ALTER TABLE \(jobs) ADD COLUMN snoozes integer NOT NULL DEFAULT 0;
                 DROP INDEX \(name).jobs_claim;
                 DROP INDEX \(name).jobs_claim_age;
                 CREATE INDEX jobs_claim ON \(jobs) (queue, kind, priority DESC, run_at, id) WHERE state = 'available';
@@ -54,6 +55,41 @@
                     ELSIF p_state = 'available' THEN
                         PERFORM pg_notify('\(jobsChannel)', p_kind);
                     END IF;
+                END
+                $$;
+
+                -- A running job asks to run again after p_delay seconds without spending its attempt (its number is
+                -- taken back), at most p_most times; past that it fails for good. Fenced by the lease token like
+                -- every outcome; returns the new state, or NULL when the lease is lost.
+                CREATE FUNCTION \(name).snooze_job(
+                    p_job bigint, p_token bigint, p_delay float8, p_most integer, p_starving float8
+                ) RETURNS text LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+                DECLARE
+                    v_state text;
+                    v_kind text;
+                BEGIN
+                    SELECT state INTO v_state FROM \(jobs) WHERE id = p_job AND lease_token = p_token FOR UPDATE;
+                    IF v_state IS NULL OR v_state <> 'running' THEN
+                        RETURN v_state;
+                    END IF;
+                    UPDATE \(jobs) SET
+                        state = CASE WHEN cancel_requested THEN 'cancelled' WHEN snoozes >= p_most THEN 'failed'
+                                     WHEN p_delay > 0 THEN 'scheduled' ELSE 'available' END,
+                        attempt = CASE WHEN cancel_requested OR snoozes >= p_most THEN attempt ELSE attempt - 1 END,
+                        snoozes = snoozes + 1,
+                        run_at = CASE WHEN cancel_requested OR snoozes >= p_most THEN run_at
+                                      ELSE now() + make_interval(secs => p_delay) END,
+                        finished_at = CASE WHEN cancel_requested OR snoozes >= p_most THEN now() END,
+                        errors = CASE WHEN cancel_requested THEN errors || '["cancelled by request"]'::jsonb
+                                      WHEN snoozes >= p_most THEN errors || jsonb_build_array(
+                                          'attempt ' || attempt || ': snoozed more than ' || p_most || ' times')
+                                      ELSE errors END,
+                        lease_owner = NULL, lease_expires_at = NULL,
+                        started_at = CASE WHEN cancel_requested OR snoozes >= p_most THEN started_at END
+                    WHERE id = p_job
+                    RETURNING state, kind INTO v_state, v_kind;
+                    PERFORM \(name).left_running(p_job, v_state, v_kind, p_starving);
+                    RETURN v_state;
                 END
                 $$;
 
