@@ -331,10 +331,10 @@ import Foundation
 /// W16 to W18: durable jobs on PostgreSQL, when the benchmark is built with the Postgres trait and
 /// Scripts/bench.sh gave it a server (PK_POSTGRES_URL); otherwise a message says they were skipped.
 @MainActor func runDurableWorkloads() {
-    guard selected("W16") || selected("W17") || selected("W18") || selected("W22") else { return }
+    guard selected("W16") || selected("W17") || selected("W18") || selected("W22") || selected("W23") else { return }
     #if Postgres
         guard let url = ProcessInfo.processInfo.environment["PK_POSTGRES_URL"], !url.isEmpty else {
-            FileHandle.standardError.write(Data("W16-W18, W22 skipped: PK_POSTGRES_URL is not set\n".utf8))
+            FileHandle.standardError.write(Data("W16-W18, W22, W23 skipped: PK_POSTGRES_URL is not set\n".utf8))
             return
         }
         do {
@@ -353,8 +353,15 @@ import Foundation
                 FileHandle.standardError.write(Data("W22 failed: \(error)\n".utf8))
             }
         }
+        if selected("W23") {
+            do {
+                try measureBatchInsert(url: url)
+            } catch {
+                FileHandle.standardError.write(Data("W23 failed: \(error)\n".utf8))
+            }
+        }
     #else
-        FileHandle.standardError.write(Data("W16-W18, W22 skipped: built without the Postgres trait\n".utf8))
+        FileHandle.standardError.write(Data("W16-W18, W22, W23 skipped: built without the Postgres trait\n".utf8))
     #endif
 }
 
@@ -416,6 +423,40 @@ import Foundation
                     format: "≤ lease + 1 s = %.1f s (worst %.2f s of %d)", bench.lease + 1, worst,
                     measurement.seconds.count),
                 met: worst <= bench.lease + 1))
+    }
+
+    /// W23: enqueueing jobs in one batch (one statement) against one enqueue (one transaction) each, alternately,
+    /// through the queue's own API; the table is emptied between rounds.
+    @MainActor private func measureBatchInsert(url: String) throws {
+        let jobs = quick ? 1_000 : 10_000
+        let bench = try DurableBench(url: url)
+        defer { bench.drop() }
+        let connection = try PostgresConnection(url)
+        defer { connection.close() }
+        let inputs = (0..<jobs).map { _ in BenchStamp(enqueuedAt: 0) }
+        let names = ["enqueue(_:inputs:) in one batch", "enqueue(_:input:) one at a time"]
+        var results = names.map { Measurement(contender: $0) }
+        for round in 0..<(quick ? 2 : 4) {
+            for index in round.isMultiple(of: 2) ? [0, 1] : [1, 0] {
+                try connection.execute("TRUNCATE \(bench.schema).jobs CASCADE")
+                let start = DispatchTime.now().uptimeNanoseconds
+                if index == 0 {
+                    _ = try bench.queue.withTransaction {
+                        try bench.queue.enqueue(BenchJob.self, inputs: inputs, in: $0)
+                    }
+                } else {
+                    for input in inputs { _ = try bench.queue.enqueue(BenchJob.self, input: input) }
+                }
+                results[index].seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+        }
+        let w23 = Workload(
+            id: "W23", title: "enqueue \(jobs) jobs (PostgreSQL)", operations: jobs, contenders: [],
+            target: { m in
+                let r = ratio(m, names[1], names[0])
+                return (String(format: "batch ≥10× single enqueues (%.1f×)", r), r >= 10)
+            })
+        report(w23, results)
     }
 
     /// W22: a claim beside 200,000 jobs it cannot take, against a claim on an empty table, alternately.

@@ -136,6 +136,49 @@
             return try transaction.transaction { try store.insert(job, $0) }
         }
 
+        /// Enqueues one job of `type` per input, all with `options`, in one statement and one round trip (in a
+        /// transaction of its own), and returns their ids in the inputs' order: thousands of jobs cost about what a
+        /// few single enqueues do (benchmark W23). Up to 100,000 inputs.
+        ///
+        /// - Throws: ``DurableError/invalidOption(_:)`` for options a batch cannot take (a unique key, dependencies
+        ///   or an input source: enqueue those one by one, or as a ``DurableGraph``) or too many inputs.
+        public func enqueue<P: DurableProcedure>(
+            _ type: P.Type, inputs: [P.Input], options: DurableJobOptions = DurableJobOptions()
+        ) async throws -> [JobID] {
+            let encoded = try batch(inputs, options: options)
+            return try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                return try connection.transaction {
+                    try store.insertBatch(kind: P.kind, inputs: encoded, options: options, $0)
+                }
+            }
+        }
+
+        /// Enqueues one job of `type` per input inside the caller's transaction; see the async overload.
+        public func enqueue<P: DurableProcedure>(
+            _ type: P.Type, inputs: [P.Input], options: DurableJobOptions = DurableJobOptions(),
+            in transaction: PostgresConnection
+        ) throws -> [JobID] {
+            let encoded = try batch(inputs, options: options)
+            try migrator.ensure(transaction, inCallersTransaction: true)
+            return try transaction.transaction {
+                try store.insertBatch(kind: P.kind, inputs: encoded, options: options, $0)
+            }
+        }
+
+        /// The inputs of a batch, encoded, after checking that its options suit one.
+        private func batch<Input: Encodable>(_ inputs: [Input], options: DurableJobOptions) throws -> [String] {
+            try options.validate()
+            guard options.uniqueKey == nil, options.allDependencies.isEmpty else {
+                throw DurableError.invalidOption(
+                    "a batch takes no unique key, dependencies or input source: enqueue such jobs one by one")
+            }
+            guard inputs.count <= 100_000 else {
+                throw DurableError.invalidOption("a batch holds at most 100,000 jobs, not \(inputs.count)")
+            }
+            return try inputs.map { try DurableCoding.encode($0) }
+        }
+
         /// Enqueues every job of `graph` in one transaction, under a new graph id.
         @available(*, noasync, message: "blocks on the database; use the async overload")
         public func enqueue(_ graph: DurableGraph) throws -> EnqueuedGraph {
