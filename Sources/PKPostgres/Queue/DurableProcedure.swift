@@ -1,4 +1,5 @@
 #if Postgres
+    import Foundation
     import PKCore
 
     /// A procedure that can run as a durable job: its input and output are `Codable`, and it has a stable
@@ -84,5 +85,8 @@
         public let graph: GraphID?
         /// The worker running it.
         public let workerName: String
+        /// For a job a periodic schedule enqueued (``DurablePeriodicJob``), the time of the period it runs for: the
+        /// same on every attempt, so a natural key for what the job does once per period.
+        public var periodStart: Date? = nil
     }
 #endif

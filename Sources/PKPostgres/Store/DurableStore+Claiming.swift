@@ -59,7 +59,8 @@
                     id: id, kind: row["kind"] ?? "", attempt: attempt ?? 1, maxAttempts: maxAttempts ?? 1,
                     token: token, graph: row["graph_id"].flatMap(Int64.init).map(GraphID.init(rawValue:)),
                     retry: retry, input: row["input"], inputFrom: row["input_from"].flatMap(Int64.init).map(JobID.init),
-                    timeout: row["timeout_seconds"].flatMap(Double.init).flatMap(Self.timeout(seconds:)))
+                    timeout: row["timeout_seconds"].flatMap(Double.init).flatMap(Self.timeout(seconds:)),
+                    periodStart: row["period_at"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)))
                 if let problem {
                     claim.unreadable.append((job, problem))
                 } else {

@@ -24,6 +24,8 @@
             let inputFrom: JobID?
             /// The timeout given at enqueue, if any (else the kind's applies).
             let timeout: Duration?
+            /// For a job a periodic schedule enqueued, the time of its period.
+            var periodStart: Date? = nil
         }
 
         /// A new job, ready to insert.
@@ -32,6 +34,8 @@
             let input: String?
             let options: DurableJobOptions
             let graph: GraphID?
+            /// For a job a periodic schedule enqueues, the time of its period.
+            var periodStart: Date? = nil
         }
 
         // MARK: - Enqueue
@@ -74,13 +78,13 @@
                 """
                 INSERT INTO \(schema.jobs) (kind, state, priority, run_at, input, input_from, max_attempts, retry,
                     unique_key, graph_id, pending_dependencies, ignore_failed_dependencies, categories, finished_at,
-                    errors, timeout_seconds, queue)
+                    errors, timeout_seconds, queue, period_at)
                 SELECT $1, CASE WHEN $2 = 'available' AND t.run_at > now() THEN 'scheduled' ELSE $2 END,
                     $3::integer, t.run_at, $5::jsonb, $6::bigint, $7::integer, $8::jsonb, $9, $10::bigint,
                     $11::integer, $12::boolean, $13::text[], CASE WHEN $2 = 'cancelled' THEN now() END,
                     CASE WHEN $2 = 'cancelled' THEN '["a dependency failed or was cancelled"]'::jsonb
                          ELSE '[]'::jsonb END,
-                    $14::float8, $15
+                    $14::float8, $15, to_timestamp($16::float8)
                 FROM (SELECT coalesce(to_timestamp($4::float8), now()) AS run_at) t
                 ON CONFLICT (unique_key) DO NOTHING
                 RETURNING id, state
@@ -91,7 +95,7 @@
                     job.options.uniqueKey, job.graph.map { String($0.rawValue) }, String(pending),
                     job.options.ignoreFailedDependencies ? "true" : "false",
                     DurableSchema.textArray(Array(Set(job.options.exclusiveCategories)).sorted()), timeout,
-                    job.options.queue,
+                    job.options.queue, job.periodStart.map { String($0.timeIntervalSince1970) },
                 ])
             guard let row = inserted.rows.first else {
                 let existing = try connection.execute(

@@ -97,7 +97,7 @@
             counters.withLock { $0.claimed += 1 }
             let info = DurableJobInfo(
                 id: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, graph: job.graph,
-                workerName: name)
+                workerName: name, periodStart: job.periodStart)
             let kind = queue.kind(named: job.kind)
             let timeout = job.timeout ?? kind?.timeout ?? DurableKind.clamped(.seconds(1_800))
             let run: any DurableRun
@@ -139,7 +139,7 @@
                     + "and leaving it to other workers")
             let info = DurableJobInfo(
                 id: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, graph: job.graph,
-                workerName: name)
+                workerName: name, periodStart: job.periodStart)
             state.withLock {
                 $0.claimed(job, procedure: nil, timeout: .seconds(1), leaseEnds: leaseEnds, now: .now)
             }

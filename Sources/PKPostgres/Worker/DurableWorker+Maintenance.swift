@@ -90,6 +90,48 @@
             }
         }
 
+        // MARK: - Periodic jobs
+
+        /// Starts checking the periodic jobs for due periods, on the maintenance lane: twice per shortest period,
+        /// and at least every second (or third of a lease, when shorter); nothing when there are none.
+        func startPeriodicChecks() {
+            guard let shortest = periodicJobs.map(\.schedule.shortestPeriod).min() else { return }
+            let period = max(0.01, min(shortest / 2, 1, Self.seconds(leaseDuration) / 3))
+            maintenanceLane.queue.asyncAfter(deadline: .now() + period) { [self] in
+                guard !stopWaiters.withLock({ $0.stopped }) else { return }
+                checkPeriodicJobs()
+                startPeriodicChecks()
+            }
+        }
+
+        /// One check of every periodic job, on the maintenance lane's queue.
+        private func checkPeriodicJobs() {
+            // A period is missed when its job was not enqueued within a lease of its time.
+            let grace = Self.seconds(leaseDuration)
+            for periodic in periodicJobs {
+                do {
+                    guard
+                        let check = try maintenanceLane.onQueue({
+                            try queue.store.checkPeriodic(periodic, grace: grace, $0)
+                        })
+                    else { return }  // another worker is elected
+                    if check.enqueued > 0 || check.skipped > 0 {
+                        counters.withLock {
+                            $0.periodicEnqueued += check.enqueued
+                            $0.periodsSkipped += check.skipped
+                        }
+                    }
+                    if check.skipped > 0 {
+                        log(
+                            .info,
+                            "\(check.skipped) period(s) of the periodic job \(periodic.name) passed without a job")
+                    }
+                } catch {
+                    log(.warning, "checking the periodic job \(periodic.name) failed: \(error)")
+                }
+            }
+        }
+
         // MARK: - Deadlines
 
         /// The deadline timer fired (on its queue): cancel jobs that ran past their timeout, give up those that

@@ -89,7 +89,7 @@
             }
             let info = DurableJobInfo(
                 id: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, graph: job.graph,
-                workerName: name)
+                workerName: name, periodStart: job.periodStart)
             outcomeLane.queue.async { [self] in record(outcome, for: job, info: info, run: nil, freesSlot: false) }
         }
 

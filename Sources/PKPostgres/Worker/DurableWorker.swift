@@ -45,6 +45,9 @@
         /// How long finished jobs are kept (``DurableRetention/standard`` unless told otherwise): the worker elected
         /// for maintenance deletes older ones.
         public let retention: DurableRetention
+        /// The periodic jobs this worker enqueues when it is elected for maintenance: declare the same ones on
+        /// every worker of the fleet.
+        public let periodicJobs: [DurablePeriodicJob]
         /// The local queue the jobs' procedures run on: add queue observers or a trace recorder to it.
         public let procedureQueue: ProcedureQueue
         /// The queue whose kinds the worker runs.
@@ -92,6 +95,11 @@
             public var reaped = 0
             /// Finished jobs this worker deleted for their retention's sake.
             public var pruned = 0
+            /// Jobs this worker enqueued for periodic jobs' periods.
+            public var periodicEnqueued = 0
+            /// Periods of periodic jobs that passed without their job (missed while no worker was elected, or more
+            /// than one between two checks).
+            public var periodsSkipped = 0
             /// Attempts cancelled because they ran longer than their timeout.
             public var timedOut = 0
             /// Jobs this build could not read (a retry policy written by a newer version): given back without
@@ -116,6 +124,8 @@
         ///   - queues: The named queues to claim from (default: ``DurableJobOptions/defaultQueue`` only).
         ///   - retention: How long finished jobs are kept (default ``DurableRetention/standard``: completed and
         ///     cancelled a day, failed a week); the one worker elected for maintenance deletes older ones.
+        ///   - periodicJobs: Jobs to enqueue on a schedule, once per period across the fleet, by whichever worker is
+        ///     elected for maintenance (names must differ).
         ///   - shutdownCoordinator: When given, shutdown follows it: the worker stops claiming as soon as shutdown
         ///     is requested, its running procedures are watched (`BackgroundObserver`, cancelled when the grace
         ///     period expires), and jobs cancelled by it are given back without spending an attempt.
@@ -124,9 +134,12 @@
             queue: DurableQueue, name: String? = nil, concurrency: Int = 4, leaseDuration: Duration = .seconds(30),
             pollInterval: Duration = .seconds(1), starvationLimit: Duration = .seconds(60),
             queues: [String] = [DurableJobOptions.defaultQueue], retention: DurableRetention = .standard,
-            shutdownCoordinator: ShutdownCoordinator? = nil
+            periodicJobs: [DurablePeriodicJob] = [], shutdownCoordinator: ShutdownCoordinator? = nil
         ) throws {
             try retention.validate()
+            guard Set(periodicJobs.map(\.name)).count == periodicJobs.count else {
+                throw DurableError.invalidOption("two periodic jobs have the same name")
+            }
             guard !queues.isEmpty, queues.count <= 1_000, queues.allSatisfy(DurableJobOptions.isValidQueueName) else {
                 throw DurableError.invalidOption(
                     "queues must be 1 to 1,000 names of 1 to 64 bytes of letters, digits, '_', '-' and '.'")
@@ -153,6 +166,7 @@
             var seen = Set<String>()
             self.queues = queues.filter { seen.insert($0).inserted }
             self.retention = retention
+            self.periodicJobs = periodicJobs
             coordinator = shutdownCoordinator
             procedureQueue = ProcedureQueue(name: "PKPostgres.DurableWorker", maxConcurrentOperationCount: concurrency)
             let migrator = queue.migrator
@@ -200,6 +214,7 @@
             thread.start()
             startHeartbeat()
             startMaintenance()
+            startPeriodicChecks()
         }
 
         /// Stops claiming, waits up to `gracePeriod` for running jobs to finish, then cancels the rest and gives

@@ -12,7 +12,7 @@
                     \(queued ? "p_queues text[], " : "")p_kinds text[], p_limit integer, p_owner text, p_lease float8, p_starving float8, p_skip bigint[]
                 ) RETURNS TABLE (
                     id bigint, kind text, attempt integer, max_attempts integer, lease_token bigint, graph_id bigint,
-                    retry text, input_from bigint, input text, timeout_seconds float8
+                    retry text, input_from bigint, input text, timeout_seconds float8\(queued ? ", period_at float8" : "")
                 ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 #variable_conflict use_column
                 DECLARE
@@ -101,11 +101,11 @@
                         FROM unnest(v_ids, v_tokens) WITH ORDINALITY AS t(id, token, position)
                         WHERE j.id = t.id
                         RETURNING j.id, j.kind, j.attempt, j.max_attempts, j.lease_token, j.graph_id, j.retry::text AS retry,
-                            j.input_from, j.input, j.timeout_seconds, t.position)\(queued ? attemptsRecorded : "")
+                            j.input_from, j.input, j.timeout_seconds, t.position\(queued ? ", j.period_at" : ""))\(queued ? attemptsRecorded : "")
                     SELECT c.id, c.kind, c.attempt, c.max_attempts, c.lease_token, c.graph_id, c.retry, c.input_from,
                         CASE WHEN c.input_from IS NULL THEN c.input::text
                              ELSE (SELECT o.output::text FROM \(name).jobs o WHERE o.id = c.input_from) END,
-                        c.timeout_seconds
+                        c.timeout_seconds\(queued ? ", extract(epoch FROM c.period_at)::float8" : "")
                     FROM claimed c ORDER BY c.position;
                 END
                 $$;

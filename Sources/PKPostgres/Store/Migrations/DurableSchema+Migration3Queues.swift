@@ -6,6 +6,15 @@
             """
                 ALTER TABLE \(jobs) ADD COLUMN queue text NOT NULL DEFAULT 'default';
                 ALTER TABLE \(jobs) ADD COLUMN snoozes integer NOT NULL DEFAULT 0;
+                -- For a job a periodic schedule enqueued: the time of its period.
+                ALTER TABLE \(jobs) ADD COLUMN period_at timestamptz;
+
+                -- Each periodic job's last period enqueued (or, before its first, the time it was first seen).
+                CREATE TABLE \(name).periodic (
+                    name text PRIMARY KEY,
+                    last_period_at timestamptz NOT NULL,
+                    changed_at timestamptz NOT NULL DEFAULT now()
+                );
                 DROP INDEX \(name).jobs_claim;
                 DROP INDEX \(name).jobs_claim_age;
                 CREATE INDEX jobs_claim ON \(jobs) (queue, kind, priority DESC, run_at, id) WHERE state = 'available';
