@@ -19,6 +19,8 @@
         /// When set, the plan made at enqueue: attempts 1 to this many fail, later ones succeed (at least the job's
         /// most attempts: the job fails for good).
         var failingAttempts: Int?
+        /// Fails every attempt until the fleet is healed (`heal`). Absent in rows of older versions.
+        var poisoned: Bool?
     }
 
     /// What a demo job reports.
@@ -38,8 +40,25 @@
         /// later killed.
         var logStarts = false
 
+        /// The table a tick inserts its row into: `<schema>_demo.ticks`.
+        var ticksTable = ""
+        /// The connection string, for the poisoned jobs' look at whether the fleet was healed.
+        var database = ""
+        /// The table `heal` writes: `<schema>_demo.settings`.
+        var settingsTable = ""
+
         /// This process's settings; nil until `work` sets them.
         static let current = Mutex<DemoSettings?>(nil)
+
+        /// Whether `heal` has run: read from the database, on a connection of its own, by a poisoned job's
+        /// `execute()` (the demo's one database read outside a completion; rare, so not pooled).
+        static func isHealed() -> Bool {
+            guard let settings = current.withLock({ $0 }), let connection = try? PostgresConnection(settings.database)
+            else { return false }
+            defer { connection.close() }
+            let row = try? connection.execute("SELECT healed FROM \(settings.settingsTable) WHERE id = 1").rows.first
+            return (try? row?.bool("healed")) ?? false
+        }
     }
 
     /// A demo job: sleeps a little, fails as its input asks, and, when it completes, inserts one row into the demo
@@ -78,6 +97,10 @@
                 say("start \(job.id.rawValue) \(job.attempt) \(job.workerName)")
             }
             if input.workMilliseconds > 0 { Thread.sleep(forTimeInterval: Double(input.workMilliseconds) / 1_000) }
+            if input.poisoned == true, !DemoSettings.isHealed() {
+                finish(with: DemoFailure(index: input.index, attempt: job.attempt, planned: true))
+                return
+            }
             if let failing = input.failingAttempts {
                 if job.attempt <= failing {
                     finish(with: DemoFailure(index: input.index, attempt: job.attempt, planned: true))
@@ -97,6 +120,40 @@
             try transaction.execute(
                 "INSERT INTO \(table) (job_id, worker) VALUES ($1::bigint, $2)",
                 [String(job.id.rawValue), job.workerName])
+        }
+    }
+
+    /// The periodic tick: when it completes, it inserts one row keyed by its period into the demo `ticks` table, in
+    /// its completing transaction, so that the report can count periods ticked more than once (none should).
+    final class TickJob: Procedure, DurableProcedure, @unchecked Sendable {
+        // @unchecked Sendable: the mutable state (`inputValue`, `outputValue`) is behind its Mutexes.
+        static let kind = "durable-fleet.tick"
+        private let inputValue = Mutex<Pending<Int>>(.pending)
+        private let outputValue = Mutex<Pending<ProcedureResult<Int>>>(.pending)
+
+        var input: Pending<Int> {
+            get { inputValue.withLock { $0 } }
+            set { inputValue.withLock { $0 = newValue } }
+        }
+
+        var output: Pending<ProcedureResult<Int>> {
+            get { outputValue.withLock { $0 } }
+            set { outputValue.withLock { $0 = newValue } }
+        }
+
+        required override init() { super.init() }
+
+        override func execute() {
+            finish(withResult: .success(input.value ?? 0))
+        }
+
+        func willCompleteDurably(_ job: DurableJobInfo, output: Int, in transaction: PostgresConnection) throws {
+            guard let table = DemoSettings.current.withLock({ $0?.ticksTable }), !table.isEmpty,
+                let period = job.periodStart
+            else { throw DurableError.invalidOption("a tick without its period or this process's ticks table") }
+            try transaction.execute(
+                "INSERT INTO \(table) (period_at, job_id, worker) VALUES (to_timestamp($1::float8), $2::bigint, $3)",
+                [String(period.timeIntervalSince1970), String(job.id.rawValue), job.workerName])
         }
     }
 

@@ -17,6 +17,8 @@
         /// The demo's effects table: built from the queue's schema name, which `DurableQueue` validated (lower-case
         /// letters, digits and underscores), never from anything a job's input says.
         private var effectsTable: String { "\(queue.schema)_demo.effects" }
+        private var ticksTable: String { "\(queue.schema)_demo.ticks" }
+        private var settingsTable: String { "\(queue.schema)_demo.settings" }
 
         /// Creates the demo's effects table (idempotent; concurrent callers are serialised by a lock).
         private func prepareEffects() throws {
@@ -29,7 +31,28 @@
                         seq bigserial PRIMARY KEY, job_id bigint NOT NULL, worker text NOT NULL,
                         at timestamptz NOT NULL DEFAULT clock_timestamp())
                     """)
+                try connection.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(ticksTable) (
+                        seq bigserial PRIMARY KEY, period_at timestamptz NOT NULL, job_id bigint NOT NULL,
+                        worker text NOT NULL)
+                    """)
+                try connection.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(settingsTable) (
+                        id integer PRIMARY KEY CHECK (id = 1), healed boolean NOT NULL DEFAULT false)
+                    """)
+                try connection.execute("INSERT INTO \(settingsTable) (id) VALUES (1) ON CONFLICT DO NOTHING")
             }
+        }
+
+        /// From now on, poisoned jobs succeed (already failed ones need a retry: `pk-jobs retry --state failed`).
+        func heal() throws {
+            try prepareEffects()
+            _ = try queue.withTransaction { connection in
+                try connection.execute("UPDATE \(settingsTable) SET healed = true WHERE id = 1")
+            }
+            say("healed")
         }
 
         func enqueue(_ plan: FleetOptions.EnqueuePlan) throws {
@@ -53,6 +76,8 @@
             var nodes: [DurableGraph.Node] = []
             let retry = DurableRetryPolicy(
                 maxAttempts: plan.maxAttempts, wait: .constant(Double(plan.retryWaitMilliseconds) / 1_000))
+            let poisonRetry = DurableRetryPolicy(
+                maxAttempts: 2, wait: .constant(Double(plan.retryWaitMilliseconds) / 1_000))
             for index in 0..<plan.jobs {
                 var input = DemoInput(
                     index: index, workMilliseconds: plan.workMilliseconds, failRate: plan.failRate,
@@ -68,26 +93,45 @@
                 {
                     input.failingAttempts = plan.maxAttempts
                 }
+                if plan.poisonRate > 0, Double.random(in: 0..<1, using: &random) < plan.poisonRate {
+                    input.poisoned = true
+                }
+                let options = DurableJobOptions(
+                    retry: input.poisoned == true ? poisonRetry : retry, queue: plan.queue)
                 nodes.append(
                     graph.add(
-                        DemoJob.self, input: input, options: DurableJobOptions(retry: retry),
-                        after: dependencies[index].map { nodes[$0] }))
+                        DemoJob.self, input: input, options: options, after: dependencies[index].map { nodes[$0] }))
             }
             let enqueued = try queue.enqueue(graph)
             say("graph \(enqueued.id.rawValue)")
         }
 
-        func work(name: String, concurrency: Int, leaseMilliseconds: Int, logStarts: Bool) throws {
+        func work(_ plan: FleetOptions.WorkPlan) throws {
+            let (name, concurrency, leaseMilliseconds) = (plan.worker, plan.concurrency, plan.leaseMilliseconds)
             try prepareEffects()
-            DemoSettings.current.withLock { $0 = DemoSettings(effectsTable: effectsTable, logStarts: logStarts) }
+            DemoSettings.current.withLock {
+                $0 = DemoSettings(
+                    effectsTable: effectsTable, logStarts: plan.logStarts, ticksTable: ticksTable,
+                    database: options.database, settingsTable: settingsTable)
+            }
             try queue.register(DemoJob.self)
+            try queue.register(TickJob.self)
+            // Every worker declares the same tick; the one elected for maintenance enqueues each period's job.
+            let ticks = try plan.tickMilliseconds.map { milliseconds in
+                try DurablePeriodicJob(
+                    name: "durable-fleet.tick", schedule: .every(.milliseconds(milliseconds)), TickJob.self, input: 0,
+                    options: DurableJobOptions(
+                        retry: DurableRetryPolicy(maxAttempts: 5, wait: .immediate),
+                        queue: plan.queues[0]))
+            }
             let coordinator = ShutdownCoordinator.shared
             coordinator.gracePeriod = .seconds(5)
             coordinator.cancellationPeriod = .seconds(2)
             coordinator.handleSignals([SIGTERM, SIGINT])
             let worker = try DurableWorker(
                 queue: queue, name: name, concurrency: concurrency, leaseDuration: .milliseconds(leaseMilliseconds),
-                pollInterval: .milliseconds(500), shutdownCoordinator: coordinator)
+                pollInterval: .milliseconds(500), queues: plan.queues, periodicJobs: ticks.map { [$0] } ?? [],
+                shutdownCoordinator: coordinator)
             try worker.start()
             say("worker \(name) ready pid=\(getpid())")
             let report = coordinator.syncWaitForShutdown()
@@ -103,7 +147,8 @@
             try prepareEffects()
             let schema = queue.schema
             let kind = DemoJob.kind
-            let (states, effects, duplicates, violations) = try queue.withTransaction { connection in
+            let (states, effects, duplicates, violations, ticks, duplicateTicks) = try queue.withTransaction {
+                connection in
                 var states: [String: Int] = [:]
                 for row in try connection.execute(
                     "SELECT state, count(*) AS n FROM \(schema).jobs WHERE kind = $1 GROUP BY state", [kind]
@@ -126,18 +171,24 @@
                     WHERE theirs.seq IS NULL OR theirs.seq > mine.seq
                     """, [kind]
                 ).rows.first?.int64("n")
-                return (states, effects ?? 0, duplicates ?? 0, violations ?? 0)
+                let ticks = try connection.execute("SELECT count(*) AS n FROM \(ticksTable)").rows.first?.int64("n")
+                let duplicateTicks = try connection.execute(
+                    "SELECT count(*) AS n FROM (SELECT period_at FROM \(ticksTable) GROUP BY period_at HAVING count(*) > 1) d"
+                ).rows.first?.int64("n")
+                return (states, effects ?? 0, duplicates ?? 0, violations ?? 0, ticks ?? 0, duplicateTicks ?? 0)
             }
             let total = states.values.reduce(0, +)
             if json {
                 let stateList = states.keys.sorted().map { "\"\($0)\":\(states[$0]!)" }.joined(separator: ",")
                 say(
                     "{\"total\":\(total),\"states\":{\(stateList)},\"effects\":\(effects),"
-                        + "\"duplicateEffects\":\(duplicates),\"orderViolations\":\(violations)}")
+                        + "\"duplicateEffects\":\(duplicates),\"orderViolations\":\(violations),\"ticks\":\(ticks),"
+                        + "\"duplicateTicks\":\(duplicateTicks)}")
             } else {
                 say("total \(total)")
                 for state in states.keys.sorted() { print("  \(state): \(states[state]!)") }
                 say("effects \(effects), duplicate effects \(duplicates), order violations \(violations)")
+                say("ticks \(ticks), duplicate ticks \(duplicateTicks)")
             }
         }
     }

@@ -5,8 +5,9 @@
     struct FleetOptions {
         enum Command {
             case enqueue(EnqueuePlan)
-            case work(worker: String, concurrency: Int, leaseMilliseconds: Int, logStarts: Bool)
+            case work(WorkPlan)
             case report(json: Bool)
+            case heal
         }
 
         /// What `enqueue` makes.
@@ -29,6 +30,22 @@
             var retryWaitMilliseconds = 50
             /// The chance that a job no other job depends on fails every attempt (planned now, so it ends failed).
             var doomedRate = 0.0
+            /// The named queue the jobs wait in.
+            var queue = "default"
+            /// The chance that a job is poisoned: it fails every attempt (with 2 attempts) until `heal` is run.
+            var poisonRate = 0.0
+        }
+
+        /// What `work` runs.
+        struct WorkPlan {
+            var worker = ""
+            var concurrency = 4
+            var leaseMilliseconds = 30_000
+            var logStarts = false
+            /// The named queues the worker serves.
+            var queues = ["default"]
+            /// When set, the worker declares the periodic tick job, due every this many milliseconds.
+            var tickMilliseconds: Int?
         }
 
         struct Problem: Error, CustomStringConvertible {
@@ -43,6 +60,9 @@
             usage: DurableFleet --database <libpq connection string> [--schema NAME] <command>
               enqueue --jobs N [--dag] [--fail-rate P] [--work-ms M]   enqueue N demo jobs (a random DAG with --dag)
                       [--seed S] [--fail-attempts K] [--max-attempts A] [--doomed-rate D] [--retry-wait-ms W]
+                      [--queue Q] [--poison P]
+                        --queue: the named queue the jobs wait in (default "default")
+                        --poison: a fraction P of the jobs fails every attempt (2 attempts) until `heal` runs
                         --seed: the same DAG and planned failures for the same S
                         --fail-attempts: a job picked with P fails its first 1 to K attempts (planned now; K < A)
                         --max-attempts: each job's most attempts (default 5)
@@ -51,7 +71,11 @@
               work --worker NAME [--concurrency K] [--lease-ms L]      run a worker until SIGTERM/SIGINT
                    [--log-starts]                                       print "start <job> <attempt> <worker>" as
                                                                           each job begins
-              report [--json]                                           count jobs by state, effects, duplicates
+                   [--queues a,b] [--tick-every-ms M]                   the named queues it serves; a periodic job
+                                                                          recording a tick every M ms
+              heal                                                      poisoned jobs succeed from now on
+              report [--json]                                           count jobs by state, effects, duplicates,
+                                                                          ticks and duplicate ticks
             """
 
         static func parse(_ arguments: [String]) throws -> FleetOptions {
@@ -69,10 +93,8 @@
             var commandName: String?
             var jobs: Int?
             var plan = EnqueuePlan()
+            var work = WorkPlan()
             var worker: String?
-            var concurrency = 4
-            var leaseMilliseconds = 30_000
-            var logStarts = false
             var json = false
             while let argument = rest.popFirst() {
                 switch argument {
@@ -87,12 +109,23 @@
                 case "--max-attempts": plan.maxAttempts = try number(argument, Int.self)
                 case "--doomed-rate": plan.doomedRate = try number(argument, Double.self)
                 case "--retry-wait-ms": plan.retryWaitMilliseconds = try number(argument, Int.self)
+                case "--queue": plan.queue = try value(argument)
+                case "--poison": plan.poisonRate = try number(argument, Double.self)
                 case "--worker": worker = try value(argument)
-                case "--concurrency": concurrency = try number(argument, Int.self)
-                case "--lease-ms": leaseMilliseconds = try number(argument, Int.self)
-                case "--log-starts": logStarts = true
+                case "--concurrency": work.concurrency = try number(argument, Int.self)
+                case "--lease-ms": work.leaseMilliseconds = try number(argument, Int.self)
+                case "--log-starts": work.logStarts = true
+                case "--queues":
+                    work.queues = try value(argument).split(separator: ",", omittingEmptySubsequences: false)
+                        .map(String.init)
+                case "--tick-every-ms":
+                    let milliseconds = try number(argument, Int.self)
+                    guard milliseconds >= 10, milliseconds <= 86_400_000 else {
+                        throw Problem(description: "--tick-every-ms is 10 to 86,400,000")
+                    }
+                    work.tickMilliseconds = milliseconds
                 case "--json": json = true
-                case "enqueue", "work", "report":
+                case "enqueue", "work", "report", "heal":
                     guard commandName == nil else { throw Problem(description: "one command at a time") }
                     commandName = argument
                 default: throw Problem(description: "unknown argument \(argument)")
@@ -109,13 +142,17 @@
                 options.command = .enqueue(plan)
             case "work":
                 guard let worker, !worker.isEmpty else { throw Problem(description: "work needs --worker NAME") }
-                options.command = .work(
-                    worker: worker, concurrency: concurrency, leaseMilliseconds: leaseMilliseconds,
-                    logStarts: logStarts)
+                guard !work.queues.isEmpty, work.queues.allSatisfy({ !$0.isEmpty }) else {
+                    throw Problem(description: "--queues takes names separated by commas")
+                }
+                work.worker = worker
+                options.command = .work(work)
             case "report":
                 options.command = .report(json: json)
+            case "heal":
+                options.command = .heal
             default:
-                throw Problem(description: "name a command: enqueue, work or report")
+                throw Problem(description: "name a command: enqueue, work, heal or report")
             }
             return options
         }
@@ -137,6 +174,7 @@
                 }
             }
             guard doomedRate >= 0, doomedRate <= 1 else { throw Problem(description: "--doomed-rate is 0 to 1") }
+            guard poisonRate >= 0, poisonRate <= 1 else { throw Problem(description: "--poison is 0 to 1") }
             guard retryWaitMilliseconds >= 0, retryWaitMilliseconds <= 600_000 else {
                 throw Problem(description: "--retry-wait-ms is 0 to 600,000")
             }
