@@ -121,6 +121,26 @@
             try await setPaused(false, queue: name)
         }
 
+        /// Sets the most jobs of a named queue that run at once across the whole fleet (`nil`: no limit, the
+        /// default), from the workers' next claims on. Claims of a limited queue take turns on the queue's row, so
+        /// the limit holds however many workers claim; a worker waiting for room claims again within its poll
+        /// interval. Each worker's own limit for the queue (``DurableWorker/queueConcurrency``) applies too.
+        ///
+        /// - Throws: ``DurableError/invalidOption(_:)`` for a bad queue name or a negative limit.
+        public func setConcurrencyLimit(_ limit: Int?, queue name: String) async throws {
+            guard DurableJobOptions.isValidQueueName(name) else {
+                throw DurableError.invalidOption(
+                    "a queue name must be 1 to 64 bytes of letters, digits, '_', '-' and '.', not \"\(name)\"")
+            }
+            if let limit, !(0...1_000_000).contains(limit) {
+                throw DurableError.invalidOption("a queue's concurrency limit must be 0 to 1,000,000, not \(limit)")
+            }
+            try await lane.run { [self] connection in
+                try migrateOnce(connection)
+                try store.setConcurrencyLimit(limit, queue: name, connection)
+            }
+        }
+
         private func setPaused(_ paused: Bool, queue name: String) async throws {
             guard DurableJobOptions.isValidQueueName(name) else {
                 throw DurableError.invalidOption(

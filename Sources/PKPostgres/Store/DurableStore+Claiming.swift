@@ -18,18 +18,23 @@
         /// Each row is read on its own: a row this build cannot read (a retry policy written by a newer version)
         /// is returned in ``Claim/unreadable`` and does not disturb the others.
         package func claim(
-            queues: [String] = [DurableJobOptions.defaultQueue], kinds: [String], limit: Int, owner: String,
+            queues: [String] = [DurableJobOptions.defaultQueue], queueCaps: [Int?] = [], kinds: [String], limit: Int,
+            owner: String,
             lease: TimeInterval, starving: TimeInterval, skip: [JobID], _ connection: PostgresConnection
         ) throws -> Claim {
             guard limit > 0, !kinds.isEmpty, !queues.isEmpty else { return Claim() }
             let rows = try connection.execute(
                 """
-                SELECT * FROM \(schema.name).claim_jobs($7::text[], $1::text[], $2::integer, $3, $4::float8,
-                    $5::float8, $6::bigint[])
+                SELECT * FROM \(schema.name).claim_jobs($7::text[], $8::integer[], $1::text[], $2::integer, $3,
+                    $4::float8, $5::float8, $6::bigint[])
                 """,
                 [
                     DurableSchema.textArray(kinds), String(limit), owner, String(lease), String(starving),
                     DurableSchema.integerArray(skip.map(\.rawValue)), DurableSchema.textArray(queues),
+                    "{"
+                        + queues.indices.map { index in
+                            (index < queueCaps.count ? queueCaps[index] : nil).map(String.init) ?? "NULL"
+                        }.joined(separator: ",") + "}",
                 ]
             ).rows
             var claim = Claim()
@@ -60,7 +65,8 @@
                     token: token, graph: row["graph_id"].flatMap(Int64.init).map(GraphID.init(rawValue:)),
                     retry: retry, input: row["input"], inputFrom: row["input_from"].flatMap(Int64.init).map(JobID.init),
                     timeout: row["timeout_seconds"].flatMap(Double.init).flatMap(Self.timeout(seconds:)),
-                    periodStart: row["period_at"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)))
+                    periodStart: row["period_at"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
+                    queue: row["queue"] ?? DurableJobOptions.defaultQueue)
                 if let problem {
                     claim.unreadable.append((job, problem))
                 } else {

@@ -139,6 +139,15 @@
             }
         }
 
+        /// Sets the most jobs of the named queue running at once across the fleet; `nil` lifts the limit.
+        func setConcurrencyLimit(_ limit: Int?, queue: String, _ connection: PostgresConnection) throws {
+            try connection.execute(
+                """
+                INSERT INTO \(schema.name).queues (name, max_running) VALUES ($1, $2::integer)
+                ON CONFLICT (name) DO UPDATE SET max_running = EXCLUDED.max_running, changed_at = now()
+                """, [queue, limit.map(String.init)])
+        }
+
         // MARK: - Helpers
 
         /// The columns a ``DurableAttempt`` is read from.

@@ -26,6 +26,8 @@
             let timeout: Duration?
             /// For a job a periodic schedule enqueued, the time of its period.
             var periodStart: Date? = nil
+            /// The named queue it was claimed from.
+            var queue = DurableJobOptions.defaultQueue
         }
 
         /// A new job, ready to insert.

@@ -28,7 +28,12 @@
                     perform(
                         state.withLock { $0.shutdown(cancelRunning: false, now: .now, grace: leaseDuration) }.action)
                 }
-                let limit = state.withLock { $0.claimLimit(concurrency: concurrency) }
+                let (limit, held) = state.withLock { ($0.claimLimit(concurrency: concurrency), $0.jobsByQueue) }
+                // A queue at this worker's limit for it is left out of the claim; the others carry their room.
+                let claimable = queues.filter { name in
+                    queueConcurrency[name].map { held[name, default: 0] < $0 } ?? true
+                }
+                let caps = claimable.map { name in queueConcurrency[name].map { $0 - held[name, default: 0] } }
                 if state.withLock({ $0.phase != .running }) { break }
                 do {
                     if connection == nil || connection?.isOpen == false {
@@ -40,12 +45,13 @@
                         if backoff > 0.05 { log(.info, "reconnected to the database") }
                     }
                     guard let connection else { continue }
-                    if limit > 0 {
+                    if limit > 0, !claimable.isEmpty {
                         // Taken before the statement is sent: the database's lease starts later, so this estimate
                         // of its end is never later than the database's.
                         let sent = ContinuousClock.now
                         let claim = try queue.store.claim(
-                            queues: queues, kinds: kinds, limit: limit, owner: name, lease: lease, starving: starving,
+                            queues: claimable, queueCaps: caps, kinds: kinds, limit: limit, owner: name, lease: lease,
+                            starving: starving,
                             skip: unreadable, connection)
                         for job in claim.jobs { launch(job, leaseEnds: sent + leaseDuration) }
                         for (job, reason) in claim.unreadable {

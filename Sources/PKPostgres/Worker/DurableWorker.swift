@@ -42,6 +42,10 @@
         /// The named queues whose jobs the worker claims (jobs of its registered kinds in them), in the order given;
         /// ``DurableJobOptions/defaultQueue`` unless told otherwise. A paused queue is left alone until resumed.
         public let queues: [String]
+        /// The most jobs of a named queue this worker runs at once, by queue (each at most ``concurrency``); a
+        /// queue not named shares the worker's whole concurrency. Fleet-wide limits are the queue's own
+        /// (``DurableQueue/setConcurrencyLimit(_:queue:)``).
+        public let queueConcurrency: [String: Int]
         /// How long finished jobs are kept (``DurableRetention/standard`` unless told otherwise): the worker elected
         /// for maintenance deletes older ones.
         public let retention: DurableRetention
@@ -122,6 +126,7 @@
         ///   - starvationLimit: How long a due job may wait before it goes ahead of younger jobs of any priority
         ///     and keeps the exclusive categories it waits for (default 60 s; 1 ms to one day).
         ///   - queues: The named queues to claim from (default: ``DurableJobOptions/defaultQueue`` only).
+        ///   - queueConcurrency: The most jobs of a named queue (one of `queues`) this worker runs at once.
         ///   - retention: How long finished jobs are kept (default ``DurableRetention/standard``: completed and
         ///     cancelled a day, failed a week); the one worker elected for maintenance deletes older ones.
         ///   - periodicJobs: Jobs to enqueue on a schedule, once per period across the fleet, by whichever worker is
@@ -133,9 +138,14 @@
         public init(
             queue: DurableQueue, name: String? = nil, concurrency: Int = 4, leaseDuration: Duration = .seconds(30),
             pollInterval: Duration = .seconds(1), starvationLimit: Duration = .seconds(60),
-            queues: [String] = [DurableJobOptions.defaultQueue], retention: DurableRetention = .standard,
-            periodicJobs: [DurablePeriodicJob] = [], shutdownCoordinator: ShutdownCoordinator? = nil
+            queues: [String] = [DurableJobOptions.defaultQueue], queueConcurrency: [String: Int] = [:],
+            retention: DurableRetention = .standard, periodicJobs: [DurablePeriodicJob] = [],
+            shutdownCoordinator: ShutdownCoordinator? = nil
         ) throws {
+            for (name, limit) in queueConcurrency where !queues.contains(name) || limit < 1 || limit > concurrency {
+                throw DurableError.invalidOption(
+                    "queueConcurrency[\"\(name)\"] must name a queue the worker serves, with 1 to \(concurrency) jobs")
+            }
             try retention.validate()
             guard Set(periodicJobs.map(\.name)).count == periodicJobs.count else {
                 throw DurableError.invalidOption("two periodic jobs have the same name")
@@ -166,6 +176,7 @@
             var seen = Set<String>()
             self.queues = queues.filter { seen.insert($0).inserted }
             self.retention = retention
+            self.queueConcurrency = queueConcurrency
             self.periodicJobs = periodicJobs
             coordinator = shutdownCoordinator
             procedureQueue = ProcedureQueue(name: "PKPostgres.DurableWorker", maxConcurrentOperationCount: concurrency)

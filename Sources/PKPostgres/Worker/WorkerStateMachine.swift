@@ -124,6 +124,13 @@
         /// job until its outcome is recorded, or by a given-up procedure until it finishes); 0 once shutting down.
         /// Jobs are claimed only to start at once, so no attempt is spent and no category held by a job that
         /// waits on this worker.
+        /// How many jobs of each named queue the worker holds now.
+        var jobsByQueue: [String: Int] {
+            var counts: [String: Int] = [:]
+            for job in jobs.values { counts[job.claimed.queue, default: 0] += 1 }
+            return counts
+        }
+
         func claimLimit(concurrency: Int) -> Int {
             phase == .running ? max(0, concurrency - jobs.count) : 0
         }

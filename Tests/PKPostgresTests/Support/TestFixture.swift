@@ -44,12 +44,13 @@
         func startWorker(
             concurrency: Int = 2, lease: Duration = TestDatabase.lease, queue: DurableQueue? = nil,
             pollInterval: Duration = TestDatabase.pollInterval, starvationLimit: Duration = .seconds(60),
-            queues: [String] = [DurableJobOptions.defaultQueue], retention: DurableRetention = .standard,
-            periodicJobs: [DurablePeriodicJob] = []
+            queues: [String] = [DurableJobOptions.defaultQueue], queueConcurrency: [String: Int] = [:],
+            retention: DurableRetention = .standard, periodicJobs: [DurablePeriodicJob] = []
         ) throws -> DurableWorker {
             let worker = try makeWorker(
                 concurrency: concurrency, lease: lease, queue: queue, pollInterval: pollInterval,
-                starvationLimit: starvationLimit, queues: queues, retention: retention, periodicJobs: periodicJobs)
+                starvationLimit: starvationLimit, queues: queues, queueConcurrency: queueConcurrency,
+                retention: retention, periodicJobs: periodicJobs)
             try worker.start()
             return worker
         }
@@ -58,14 +59,14 @@
         func makeWorker(
             concurrency: Int = 2, lease: Duration = TestDatabase.lease, queue: DurableQueue? = nil,
             pollInterval: Duration = TestDatabase.pollInterval, starvationLimit: Duration = .seconds(60),
-            queues: [String] = [DurableJobOptions.defaultQueue], retention: DurableRetention = .standard,
-            periodicJobs: [DurablePeriodicJob] = []
+            queues: [String] = [DurableJobOptions.defaultQueue], queueConcurrency: [String: Int] = [:],
+            retention: DurableRetention = .standard, periodicJobs: [DurablePeriodicJob] = []
         ) throws -> DurableWorker {
             let number = workers.withLock { $0.count }
             let worker = try DurableWorker(
                 queue: queue ?? self.queue, name: "\(schema)-worker\(number)", concurrency: concurrency,
                 leaseDuration: lease, pollInterval: pollInterval, starvationLimit: starvationLimit, queues: queues,
-                retention: retention, periodicJobs: periodicJobs)
+                queueConcurrency: queueConcurrency, retention: retention, periodicJobs: periodicJobs)
             workers.withLock { $0.append(worker) }
             return worker
         }

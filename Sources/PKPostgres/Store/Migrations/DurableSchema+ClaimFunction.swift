@@ -9,10 +9,10 @@
                 -- Claims up to p_limit due jobs of p_kinds\(queued ? " in p_queues (not paused)" : "") for p_owner: jobs that have waited longer than p_starving seconds
                 -- first (oldest first), then by priority, start time and id. Returns them in that order.
                 CREATE FUNCTION \(name).claim_jobs(
-                    \(queued ? "p_queues text[], " : "")p_kinds text[], p_limit integer, p_owner text, p_lease float8, p_starving float8, p_skip bigint[]
+                    \(queued ? "p_queues text[], p_queue_caps integer[], " : "")p_kinds text[], p_limit integer, p_owner text, p_lease float8, p_starving float8, p_skip bigint[]
                 ) RETURNS TABLE (
                     id bigint, kind text, attempt integer, max_attempts integer, lease_token bigint, graph_id bigint,
-                    retry text, input_from bigint, input text, timeout_seconds float8\(queued ? ", period_at float8" : "")
+                    retry text, input_from bigint, input text, timeout_seconds float8\(queued ? ", period_at float8, queue text" : "")
                 ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
                 #variable_conflict use_column
                 DECLARE
@@ -27,7 +27,7 @@
                     v_token bigint;
                     v_parked boolean;
                     v_round integer := 0;
-                    r record;\(queued ? "\n        v_queues text[];" : "")
+                    r record;\(queued ? queuedDeclarations : "")
                 BEGIN
                     -- Scheduled jobs whose time has come become available (whoever claims first; SKIP LOCKED never waits).
                     WITH due AS (
@@ -50,17 +50,17 @@
                         v_round := v_round + 1;
                         v_parked := false;
                         FOR r IN
-                            SELECT c.id, c.categories, c.starving, c.run_at FROM (
-                                SELECT a.id, a.categories, true AS starving, a.priority, a.run_at
+                            SELECT c.id, c.categories, c.starving, c.run_at\(queued ? ", c.queue" : "") FROM (
+                                SELECT a.id, a.categories, true AS starving, a.priority, a.run_at\(queued ? ", a.queue" : "")
                                 FROM \(queued ? "unnest(v_queues) AS q(queue) CROSS JOIN " : "")unnest(p_kinds) AS k(kind) CROSS JOIN LATERAL (
-                                    SELECT j.id, j.categories, j.priority, j.run_at FROM \(name).jobs j
+                                    SELECT j.id, j.categories, j.priority, j.run_at\(queued ? ", j.queue" : "") FROM \(name).jobs j
                                     WHERE j.state = 'available' AND \(queued ? "j.queue = q.queue AND " : "")j.kind = k.kind AND j.run_at <= v_cutoff
                                         AND j.id <> ALL (p_skip)
                                     ORDER BY j.run_at, j.id LIMIT p_limit FOR NO KEY UPDATE SKIP LOCKED) a
                                 UNION ALL
-                                SELECT b.id, b.categories, false, b.priority, b.run_at
+                                SELECT b.id, b.categories, false, b.priority, b.run_at\(queued ? ", b.queue" : "")
                                 FROM \(queued ? "unnest(v_queues) AS q(queue) CROSS JOIN " : "")unnest(p_kinds) AS k(kind) CROSS JOIN LATERAL (
-                                    SELECT j.id, j.categories, j.priority, j.run_at FROM \(name).jobs j
+                                    SELECT j.id, j.categories, j.priority, j.run_at\(queued ? ", j.queue" : "") FROM \(name).jobs j
                                     WHERE j.state = 'available' AND \(queued ? "j.queue = q.queue AND " : "")j.kind = k.kind AND j.run_at <= now()
                                         AND j.id <> ALL (p_skip)
                                     ORDER BY j.priority DESC, j.run_at, j.id LIMIT p_limit FOR NO KEY UPDATE SKIP LOCKED) b
@@ -69,7 +69,7 @@
                                 c.priority DESC, c.run_at, c.id
                         LOOP
                             EXIT WHEN cardinality(v_ids) >= p_limit;
-                            CONTINUE WHEN r.id = ANY (v_seen);
+                            CONTINUE WHEN r.id = ANY (v_seen);\(queued ? capReached : "")
                             v_seen := v_seen || r.id;
                             v_token := nextval('\(name).lease_tokens');
                             IF cardinality(r.categories) = 0
@@ -77,7 +77,7 @@
                                     r.id, v_token, r.categories, r.run_at, v_reserved_categories, v_reserved_run_at,
                                     v_reserved_jobs) THEN
                                 v_ids := v_ids || r.id;
-                                v_tokens := v_tokens || v_token;
+                                v_tokens := v_tokens || v_token;\(queued ? capTaken : "")
                             ELSE
                                 v_parked := true;
                                 -- Parked after waiting too long: younger jobs of this claim leave its categories.
@@ -101,18 +101,32 @@
                         FROM unnest(v_ids, v_tokens) WITH ORDINALITY AS t(id, token, position)
                         WHERE j.id = t.id
                         RETURNING j.id, j.kind, j.attempt, j.max_attempts, j.lease_token, j.graph_id, j.retry::text AS retry,
-                            j.input_from, j.input, j.timeout_seconds, t.position\(queued ? ", j.period_at" : ""))\(queued ? attemptsRecorded : "")
+                            j.input_from, j.input, j.timeout_seconds, t.position\(queued ? ", j.period_at, j.queue" : ""))\(queued ? attemptsRecorded : "")
                     SELECT c.id, c.kind, c.attempt, c.max_attempts, c.lease_token, c.graph_id, c.retry, c.input_from,
                         CASE WHEN c.input_from IS NULL THEN c.input::text
                              ELSE (SELECT o.output::text FROM \(name).jobs o WHERE o.id = c.input_from) END,
-                        c.timeout_seconds\(queued ? ", extract(epoch FROM c.period_at)::float8" : "")
+                        c.timeout_seconds\(queued ? ", extract(epoch FROM c.period_at)::float8, c.queue" : "")
                     FROM claimed c ORDER BY c.position;
                 END
                 $$;
             """
         }
 
-        /// Leaves paused queues out of `p_queues` (into `v_queues`).
+        /// The queued claim's variables: the queues not paused, and each capped queue's cap and jobs taken.
+        private var queuedDeclarations: String {
+            """
+
+                    v_queues text[];
+                    v_cap_queues text[] := '{}';
+                    v_caps integer[] := '{}';
+                    v_taken integer[] := '{}';
+                    v_position integer;
+            """
+        }
+
+        /// Leaves paused queues out of `p_queues` (into `v_queues`), then gathers each queue's cap: the fleet's
+        /// (`queues.max_running`, less the jobs running in it, counted under the queue row's lock, so that claims
+        /// of a limited queue take turns) and this worker's (`p_queue_caps`, aligned with `p_queues`), the lower.
         private var pausedQueuesLeftOut: String {
             """
             SELECT coalesce(array_agg(q), '{}') INTO v_queues FROM unnest(p_queues) AS q
@@ -120,7 +134,47 @@
                     IF cardinality(v_queues) = 0 THEN
                         RETURN;
                     END IF;
+                    FOR r IN
+                        SELECT p.name, p.max_running FROM \(name).queues p
+                        WHERE p.name = ANY (v_queues) AND p.max_running IS NOT NULL ORDER BY p.name FOR UPDATE
+                    LOOP
+                        v_cap_queues := v_cap_queues || r.name;
+                        v_caps := v_caps || greatest(0, r.max_running - (
+                            SELECT count(*) FROM \(name).jobs x WHERE x.state = 'running' AND x.queue = r.name))::integer;
+                    END LOOP;
+                    FOR v_i IN 1..coalesce(cardinality(p_queues), 0) LOOP
+                        CONTINUE WHEN p_queue_caps[v_i] IS NULL;
+                        v_position := array_position(v_cap_queues, p_queues[v_i]);
+                        IF v_position IS NULL THEN
+                            v_cap_queues := v_cap_queues || p_queues[v_i];
+                            v_caps := v_caps || p_queue_caps[v_i];
+                        ELSE
+                            v_caps[v_position] := least(v_caps[v_position], p_queue_caps[v_i]);
+                        END IF;
+                    END LOOP;
+                    IF cardinality(v_cap_queues) > 0 THEN
+                        v_taken := array_fill(0, ARRAY[cardinality(v_cap_queues)]);
+                    END IF;
 
+            """
+        }
+
+        /// Skips a candidate whose queue has reached its cap.
+        private var capReached: String {
+            """
+
+                            v_position := array_position(v_cap_queues, r.queue);
+                            CONTINUE WHEN v_position IS NOT NULL AND v_taken[v_position] >= v_caps[v_position];
+            """
+        }
+
+        /// Counts a job taken against its queue's cap.
+        private var capTaken: String {
+            """
+
+                                IF v_position IS NOT NULL THEN
+                                    v_taken[v_position] := v_taken[v_position] + 1;
+                                END IF;
             """
         }
 

@@ -25,8 +25,11 @@
                 CREATE TABLE \(name).queues (
                     name text PRIMARY KEY,
                     paused boolean NOT NULL DEFAULT false,
+                    -- The most jobs of the queue running at once across the fleet; NULL for no limit.
+                    max_running integer CHECK (max_running >= 0),
                     changed_at timestamptz NOT NULL DEFAULT now()
                 );
+                CREATE INDEX jobs_running_queue ON \(jobs) (queue) WHERE state = 'running';
 
                 -- One row per attempt that started: written by the claim, finished by the outcome, removed when the
                 -- attempt is given back (it did not count).
