@@ -20,6 +20,8 @@ import PKObservers
 ///   sent (capped at ``NetworkResilience/maximumRetryAfter``). When attempts run out, the procedure fails with
 ///   ``ProcedureKitNetworkResiliencyError/receivedErrorStatusCode(_:)`` (or the attempt's ``HTTPStatusError`` if
 ///   it validates).
+/// - A status ``HTTPStatusCode`` does not name counts as the x00 code of its class (RFC 9110 §15): a 520 or a 599 is
+///   retried like a 500, an unknown 4xx is treated like a 400.
 /// - A connection-level failure (refused, reset, DNS, empty reply, a transfer cut short, a timeout) is retried, but
 ///   only for an idempotent request unless ``NetworkResilience/retriesNonIdempotentRequests`` is set; the same rule
 ///   holds for 5xx statuses other than 503. When the ``ConnectivityMonitor``'s provider then reports no network, the
@@ -127,7 +129,9 @@ open class NetworkProcedure<T: Procedure & NetworkOperation>: RetryProcedure<T>,
     /// error, so that the retry sees a failed attempt, then goes on as ``/PKCore/RetryProcedure`` does.
     open override func child(_ child: Procedure, willFinishWithErrors errors: [any Error]) {
         var errors = errors
-        if errors.isEmpty, let attempt = child as? T, attempt === current, let code = attempt.urlResponse?.code,
+        // An unnamed status counts as its class's x00 code (RFC 9110 §15): a 520 is retried, and reported, as a 500.
+        if errors.isEmpty, let attempt = child as? T, attempt === current,
+            let code = attempt.urlResponse.flatMap({ HTTPStatusCode.equivalent(to: $0.statusCode) }),
             recovery.shouldRetry(givenNetworkResponse: ProcedureKitNetworkResponse(response: attempt.urlResponse))
         {
             errors = [ProcedureKitNetworkResiliencyError.receivedErrorStatusCode(code)]

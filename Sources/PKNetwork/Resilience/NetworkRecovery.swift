@@ -110,7 +110,8 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
         guard shouldRetry(givenNetworkResponse: response) else { return nil }
 
         let connectionFailed = response.error?.isConnectionLevelError == true
-        if let code = statusCode(of: error) ?? (connectionFailed ? nil : attempt.urlResponse?.code) {
+        let responseCode = attempt.urlResponse.flatMap { HTTPStatusCode.equivalent(to: $0.statusCode) }
+        if let code = statusCode(of: error) ?? (connectionFailed ? nil : responseCode) {
             // 408, 429 and 503 say the request was not processed; other statuses may mean it was.
             let unprocessed: Set<HTTPStatusCode> = [.requestTimeout, .tooManyRequests, .serviceUnavailable]
             guard unprocessed.contains(code) || mayRepeatUnsafely else { return nil }
@@ -169,10 +170,10 @@ open class NetworkRecovery<T: Procedure & NetworkOperation>: @unchecked Sendable
     }
 
     /// The status code that made the attempt fail: a retryable status the procedure turned into an error, or a
-    /// validation's ``HTTPStatusError``.
+    /// validation's ``HTTPStatusError`` (an unnamed code as its class's x00 code).
     private func statusCode(of error: any Error) -> HTTPStatusCode? {
         if case .receivedErrorStatusCode(let code)? = error as? ProcedureKitNetworkResiliencyError { return code }
-        if let status = error as? HTTPStatusError { return status.code }
+        if let status = error as? HTTPStatusError { return HTTPStatusCode.equivalent(to: status.statusCode) }
         return nil
     }
 }

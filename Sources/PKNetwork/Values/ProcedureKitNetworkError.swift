@@ -41,6 +41,11 @@ public struct ProcedureKitNetworkError: Error, Sendable, CustomStringConvertible
     /// Whether the connection failed in a way that may succeed when tried again: lost, reset, refused, an empty
     /// reply, or a transfer that ended early (FoundationNetworking's -1). ProcedureKit counted only a lost
     /// connection. ``NetworkProcedure`` retries these only for idempotent requests unless told otherwise.
+    ///
+    /// -1 stays transient on purpose although FoundationNetworking also reports TLS failures with it: a response cut
+    /// off by the server is its commonest cause, and HTTP clients retry such read failures for idempotent requests
+    /// (urllib3, the AWS SDKs, OkHttp); the attempt limit bounds what a TLS failure costs. The Networking guide has
+    /// the comparison.
     public var isTransientError: Bool {
         guard let code = urlErrorCode else { return false }
         switch code {
@@ -48,6 +53,7 @@ public struct ProcedureKitNetworkError: Error, Sendable, CustomStringConvertible
             .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed:
             return true
         default:
+            // -1 (`unknown`): on Linux, a response cut off mid-way (and any libcurl error without a URLError code).
             return code.rawValue == -1
         }
     }

@@ -20,10 +20,15 @@ public struct ProcedureKitNetworkResponse: Sendable {
     }
 
     /// The response's status code as an ``HTTPStatusCode``, or the status in an ``HTTPStatusError``.
+    ///
+    /// A code ``HTTPStatusCode`` does not name is the x00 code of its class, as RFC 9110 §15 tells a client to treat
+    /// an unrecognised status: Cloudflare's 520–527 and a proxy's 599 are ``HTTPStatusCode/internalServerError``, an
+    /// unknown 4xx ``HTTPStatusCode/badRequest`` (so the default policy retries the first like a 500 and not the
+    /// second). `nil` when there is no status, or one outside 100–599. The exact code is `response?.statusCode`.
     public var httpStatusCode: HTTPStatusCode? {
-        if let response { return response.code }
+        if let response { return HTTPStatusCode.equivalent(to: response.statusCode) }
         if let status = error?.underlyingError as? HTTPStatusError {
-            return HTTPStatusCode(rawValue: status.statusCode)
+            return HTTPStatusCode.equivalent(to: status.statusCode)
         }
         return nil
     }

@@ -7,8 +7,9 @@ dies with the process that started it. Routes (query parameters in brackets):
   /status/N                      status N, body "status N"
   /sequence/KEY [codes, retry_after]
                                  the n-th request for KEY gets the n-th code of the comma-separated `codes`
-                                 (the last one repeats; 0 closes the connection without a reply); 429 and 503
-                                 carry Retry-After when retry_after is given
+                                 (the last one repeats; 0 closes the connection without a reply, -1 cuts it
+                                 after the headers and 10 of 100 promised bytes); 429 and 503 carry Retry-After
+                                 when retry_after is given
   /count/KEY                     how many requests /sequence/KEY (or /hold/KEY, /auth/KEY) has had
   /slow [ms]                     waits, then 200 "slow"
   /hold/KEY [ms]                 counts as a request for KEY (see /count), then sends a chunked body, "." every
@@ -58,6 +59,16 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def send_short_body(self):
+        # Promises 100 bytes, sends 10, closes: the client reads a response cut short.
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Length", "100")
+        self.end_headers()
+        self.wfile.write(b"0123456789")
+        self.wfile.flush()
+        self.connection.shutdown(socket.SHUT_RDWR)
+
     def read_body(self):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
@@ -80,6 +91,9 @@ class Handler(BaseHTTPRequestHandler):
             if code == 0:  # a connection-level failure: close without a reply
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if code == -1:  # the connection cut in the middle of the body
+                self.send_short_body()
                 return
             headers = {}
             if code in (429, 503) and "retry_after" in query:
@@ -141,13 +155,7 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
         elif route == "short":
-            self.close_connection = True
-            self.send_response(200)
-            self.send_header("Content-Length", "100")
-            self.end_headers()
-            self.wfile.write(b"0123456789")
-            self.wfile.flush()
-            self.connection.shutdown(socket.SHUT_RDWR)
+            self.send_short_body()
         elif route == "chunked":
             count = int(query.get("parts", "5"))
             self.send_response(200)
