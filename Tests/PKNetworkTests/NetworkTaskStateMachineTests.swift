@@ -13,7 +13,7 @@ struct NetworkTaskStateMachineTests {
 
     @Test func taskMadeWhileIdleIsResumed() {
         var machine = NetworkTaskStateMachine()
-        guard case .resume = machine.taskMade(CountingTask()) else {
+        guard case .resume = machine.taskMade(CountingTask(), mayCancel: true) else {
             Issue.record("expected resume")
             return
         }
@@ -29,7 +29,7 @@ struct NetworkTaskStateMachineTests {
             Issue.record("expected none")
             return
         }
-        guard case .resumeAndCancel = machine.taskMade(CountingTask()) else {
+        guard case .resumeAndCancel = machine.taskMade(CountingTask(), mayCancel: true) else {
             Issue.record("expected resumeAndCancel")
             return
         }
@@ -39,7 +39,7 @@ struct NetworkTaskStateMachineTests {
 
     @Test func cancelWhileRunningCancelsTheTaskOnce() {
         var machine = NetworkTaskStateMachine()
-        _ = machine.taskMade(CountingTask())
+        _ = machine.taskMade(CountingTask(), mayCancel: true)
         guard case .cancel = machine.cancel() else {
             Issue.record("expected cancel")
             return
@@ -52,7 +52,7 @@ struct NetworkTaskStateMachineTests {
 
     @Test func completionDropsTheTaskAndARepeatIsIgnored() {
         var machine = NetworkTaskStateMachine()
-        _ = machine.taskMade(CountingTask())
+        _ = machine.taskMade(CountingTask(), mayCancel: true)
         let completed = machine.taskCompleted()
         #expect(completed)
         guard case .completed = machine.state else {
@@ -70,6 +70,58 @@ struct NetworkTaskStateMachineTests {
     @Test func cancelTwiceBeforeTheTaskIsHarmless() {
         var machine = NetworkTaskStateMachine()
         _ = machine.cancel()
+        guard case .none = machine.cancel() else {
+            Issue.record("expected none")
+            return
+        }
+    }
+
+    // A task that may not be cancelled (a bare URLSessionDataTask on Linux, issue 37 item 2) is abandoned.
+
+    @Test func cancelWhileRunningATaskThatMayNotBeCancelledAbandonsItAndIgnoresItsCompletion() {
+        var machine = NetworkTaskStateMachine()
+        _ = machine.taskMade(CountingTask(), mayCancel: false)
+        guard case .abandon = machine.cancel() else {
+            Issue.record("expected abandon")
+            return
+        }
+        guard case .abandoned = machine.state else {
+            Issue.record("expected abandoned")
+            return
+        }
+        guard case .none = machine.cancel() else {
+            Issue.record("expected none")
+            return
+        }
+        let handled = machine.taskCompleted()
+        #expect(!handled)
+        guard case .completed = machine.state else {
+            Issue.record("expected completed")
+            return
+        }
+        let repeated = machine.taskCompleted()
+        #expect(!repeated)
+    }
+
+    @Test func aTaskThatMayNotBeCancelledMadeAfterACancelIsResumedAndAbandoned() {
+        var machine = NetworkTaskStateMachine()
+        _ = machine.cancel()
+        guard case .resumeAndAbandon = machine.taskMade(CountingTask(), mayCancel: false) else {
+            Issue.record("expected resumeAndAbandon")
+            return
+        }
+        let handled = machine.taskCompleted()
+        #expect(!handled)
+    }
+
+    @Test func aTaskThatMayNotBeCancelledCompletesAsUsualWhenNothingCancelsIt() {
+        var machine = NetworkTaskStateMachine()
+        guard case .resume = machine.taskMade(CountingTask(), mayCancel: false) else {
+            Issue.record("expected resume")
+            return
+        }
+        let completed = machine.taskCompleted()
+        #expect(completed)
         guard case .none = machine.cancel() else {
             Issue.record("expected none")
             return

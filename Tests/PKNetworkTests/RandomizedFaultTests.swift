@@ -236,15 +236,10 @@ private struct FaultScenarioSpec: CustomStringConvertible {
             : nil
         var isHold = false
         if case .hold = route { isHold = true }
+        // Cancels and timeouts land at any moment, racing the task's start and its completion: FoundationNetworking
+        // crashed on such a race (issue 37; see CancelRaceTests) until ManagedNetworkSession dropped the URL cache.
         var timeout: TimeInterval? =
             random.chance(isHold ? 35 : 20) ? random.pick([0.05, 0.1, 0.2]) : nil
-        // A cancel or a timeout reaching a task just as it completes crashes FoundationNetworking (its
-        // `URLSessionTask.cancel()` checks the state, then fails the task in a later block on its queue, after the
-        // completion took the task out of the session's registry: "Trying to access a behaviour for a task that in
-        // not in the registry"). Such races run only when asked for; otherwise a running task is cancelled, or
-        // timed out, only while the server holds it.
-        let races = faultRacesAllowed
-        if !races, !isHold { timeout = nil }
         // FoundationNetworking never completes an upload whose reused connection the server closes or resets (the
         // task hangs, holding its connection): such an upload always gets a timeout, which must end it.
         if case .upload = kind, route.closesTheConnection, timeout == nil { timeout = 0.2 }
@@ -257,12 +252,6 @@ private struct FaultScenarioSpec: CustomStringConvertible {
             default: .never
             }
         if cancel == .whileHeld, !isHold { cancel = .afterDelay(ms: Int.random(in: 0...40, using: &random)) }
-        if !races {
-            switch cancel {
-            case .rightAfterAdd, .afterDelay: cancel = isHold ? .whileHeld : .never
-            case .beforeAdd, .whileHeld, .never: break
-            }
-        }
         // A held request ends when released, cancelled or timed out: one that nothing else ends is released after a
         // while; one with a timeout is kept until the end, so that it times out whatever the machine's speed.
         let release: Int? =
@@ -775,13 +764,6 @@ private func faultViolations(_ running: FaultRunning, tasksMade: Int, directory:
     return problems
 }
 
-/// Whether scenarios may cancel (or time out) a task at any moment, racing its completion: at the heavy level or
-/// with `PK_FAULT_RACES=1`. FoundationNetworking crashes the process now and then when a cancel meets a completion
-/// (see `makeProcedure`), so the default level leaves such races out.
-private let faultRacesAllowed =
-    ProcessInfo.processInfo.environment["PK_STRESS_LEVEL"] == "heavy"
-    || ProcessInfo.processInfo.environment["PK_FAULT_RACES"] == "1"
-
 /// The entries of `/proc/self/fd`, each with what it points to.
 private func faultOpenDescriptors() -> [String: String] {
     let path = "/proc/self/fd"
@@ -972,8 +954,8 @@ private func runFaultScenario(_ spec: FaultScenarioSpec, server: TestServer) asy
 
 /// Randomized, seeded fault scenarios for PKNetwork (issue 22 §5).
 ///
-/// - Cancels and timeouts racing a task's completion (which FoundationNetworking sometimes crashes on) run at the
-///   heavy level or with `PK_FAULT_RACES=1`; otherwise running tasks are cancelled or timed out only while held.
+/// - Cancels and timeouts race a task's start and completion at every level (before issue 37 they crashed
+///   FoundationNetworking now and then, and ran only at the heavy level).
 /// - Moderate level: 20 scenarios from a base seed printed at the start; `PK_STRESS_LEVEL=heavy`: 200 (5 and 50 under ThreadSanitizer).
 /// - `PK_FAULT_SEED=<n>` replays one scenario (the seed a failure printed); `PK_FAULT_BASE_SEED=<n>` a whole run.
 @Suite(.serialized)

@@ -22,7 +22,10 @@ import PKCore
 /// delegate queue), before the procedure finishes; it is not called when the procedure is cancelled.
 ///
 /// Cancellation: a DidCancel observer cancels the task; when the task completes the procedure finishes, cancelled,
-/// without another error and without calling the completion handler. A fractional `timeoutInterval` is rounded up
+/// without another error and without calling the completion handler. On Linux a bare `URLSessionDataTask` (of a
+/// `URLSession` adapted by ``URLSessionAdapter`` that has a URL cache, such as `URLSession.shared`) is not cancelled,
+/// because FoundationNetworking may crash the process then: the procedure finishes at once and the request runs on to
+/// its end, its outcome ignored. A ``ManagedNetworkSession``'s tasks are always cancelled. A fractional `timeoutInterval` is rounded up
 /// to whole seconds on Linux (FoundationNetworking truncates it); use a `TimeoutObserver` for a deadline.
 open class NetworkDataProcedure: Procedure, InputProcedure, OutputProcedure, NetworkOperation, @unchecked Sendable {
     // @unchecked Sendable: `values` is guarded by its PKMutex, the controller by its own; `session` and
@@ -108,10 +111,16 @@ open class NetworkDataProcedure: Procedure, InputProcedure, OutputProcedure, Net
             finish()
             return
         }
-        let task = session.dataTask(with: NetworkRequestPreparation.prepare(request)) { data, response, error in
-            NetworkRequestPreparation.hop { self.taskDidComplete(data: data, response: response, error: error) }
+        let task = session.dataTask(with: NetworkRequestPreparation.prepare(request)) {
+            [weak self] data, response, error in
+            // Weakly: until it finishes the procedure is its queue's; an abandoned task (see Cancellation) may
+            // complete long after, and must not keep the procedure alive until then.
+            NetworkRequestPreparation.hop { [weak self] in
+                self?.taskDidComplete(data: data, response: response, error: error)
+            }
         }
-        controller.start(task)
+        // Cancelled meanwhile, with a task that may not be cancelled: finished now, the task abandoned.
+        if controller.start(task) { finish() }
     }
 
     private func taskDidComplete(data: Data?, response: URLResponse?, error: (any Error)?) {

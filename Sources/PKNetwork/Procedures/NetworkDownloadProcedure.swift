@@ -26,7 +26,8 @@ import PKCore
 /// finishes; it is not called when the procedure is cancelled.
 ///
 /// Cancellation: a DidCancel observer cancels the task; when the task completes the procedure finishes, cancelled,
-/// without another error and without calling the completion handler.
+/// without another error and without calling the completion handler (a bare `URLSessionDataTask` a custom session
+/// returns is treated as ``NetworkDataProcedure`` describes).
 open class NetworkDownloadProcedure: Procedure, InputProcedure, OutputProcedure, NetworkOperation,
     @unchecked Sendable
 {
@@ -129,7 +130,8 @@ open class NetworkDownloadProcedure: Procedure, InputProcedure, OutputProcedure,
             let kept = location.map { location in Result { try Self.keep(location, in: self.downloadDirectory) } }
             NetworkRequestPreparation.hop { self.taskDidComplete(file: kept, response: response, error: error) }
         }
-        controller.start(task)
+        // Cancelled meanwhile, with a task that may not be cancelled: finished now, the task abandoned.
+        if controller.start(task) { finish() }
     }
 
     /// Moves the session's temporary file to one of the procedure's own; when that fails (the directory is missing

@@ -14,6 +14,11 @@ import PKCore
 /// `ManagedNetworkSession` between many procedures; its default configuration is `.ephemeral` (no on-disk cache
 /// or cookies).
 ///
+/// One more FoundationNetworking fault is kept out: on Linux the session has no URL cache (the configuration's
+/// `urlCache` is set to `nil`), because cancelling a data or upload task of a session with one may crash the process,
+/// and the procedures cancel and time out their tasks. What is lost is FoundationNetworking's caching of responses
+/// whose headers allow it (it stores none without them); a configuration's cache is kept on other platforms.
+///
 /// Thread-safe. Task creation and invalidation are serialized by a lock, so no task is created on a session that
 /// is being invalidated.
 public final class ManagedNetworkSession: NetworkSession {
@@ -27,20 +32,18 @@ public final class ManagedNetworkSession: NetworkSession {
 
     /// Creates a session with `configuration` (`.ephemeral` by default) and no delegate.
     ///
-    /// On Linux a fractional `timeoutIntervalForRequest` is rounded up to whole seconds (FoundationNetworking
-    /// truncates it, so 0.5 s fired after a millisecond or so), a NaN one becomes 60 s and one above 1e9 s
-    /// (infinity included) 1e9 s: FoundationNetworking traps on those.
+    /// On Linux the configuration's `urlCache` is dropped (see above), a fractional `timeoutIntervalForRequest` is
+    /// rounded up to whole seconds (FoundationNetworking truncates it, so 0.5 s fired after a millisecond or so), a NaN
+    /// one becomes 60 s and one above 1e9 s (infinity included) 1e9 s: FoundationNetworking traps on those.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         #if canImport(FoundationNetworking)
             let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
             configuration.timeoutIntervalForRequest = NetworkRequestPreparation.safeTimeout(
                 configuration.timeoutIntervalForRequest)
+            configuration.urlCache = nil
         #endif
         session = URLSession(configuration: configuration)
     }
-
-    /// Makes the tasks.
-    private var adapter: URLSessionAdapter { URLSessionAdapter(session) }
 
     deinit {
         let wasInvalidated = invalidated.withLock { $0 }
@@ -75,7 +78,8 @@ public final class ManagedNetworkSession: NetworkSession {
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkDataTask {
         let task: (any NetworkDataTask)? = invalidated.withLock { invalidated in
-            invalidated ? nil : adapter.dataTask(with: request, completionHandler: completionHandler)
+            invalidated
+                ? nil : CacheFreeSessionTask(session.dataTask(with: request, completionHandler: completionHandler))
         }
         return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
     }
@@ -86,7 +90,9 @@ public final class ManagedNetworkSession: NetworkSession {
         completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkDownloadTask {
         let task: (any NetworkDownloadTask)? = invalidated.withLock { invalidated in
-            invalidated ? nil : adapter.downloadTask(with: request, completionHandler: completionHandler)
+            invalidated
+                ? nil
+                : CacheFreeSessionTask(session.downloadTask(with: request, completionHandler: completionHandler))
         }
         return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
     }
@@ -98,7 +104,9 @@ public final class ManagedNetworkSession: NetworkSession {
     ) -> any NetworkUploadTask {
         let task: (any NetworkUploadTask)? = invalidated.withLock { invalidated in
             invalidated
-                ? nil : adapter.uploadTask(with: request, from: bodyData, completionHandler: completionHandler)
+                ? nil
+                : CacheFreeSessionTask(
+                    session.uploadTask(with: request, from: bodyData ?? Data(), completionHandler: completionHandler))
         }
         return task ?? FailedNetworkTask { completionHandler(nil, nil, NetworkSessionError.invalidated) }
     }
