@@ -1,5 +1,6 @@
 import Foundation
 import PKNetwork
+import PKObservers
 import PKTesting
 import Testing
 
@@ -125,5 +126,98 @@ struct NetworkDownloadProcedureTests {
         await run(download)
         let check5 = urlErrorCode(download.error) == .cannotConnectToHost
         #expect(check5)
+    }
+
+    // Issue 37 item 4: FoundationNetworking's download tasks left an empty <UUID>.tmp in the temporary directory for
+    // each transfer that failed (refused, reset, closed, cut short, cancelled, timed out). A ManagedNetworkSession
+    // downloads into files of its own and deletes them on every outcome.
+
+    /// Written against PKNetwork's default session, so that it runs unchanged on the code before the fix, where it
+    /// found one `<UUID>.tmp` per failed transfer.
+    @Test func failedCancelledAndTimedOutDownloadsLeaveNoFileInTheTemporaryDirectory() async throws {
+        let server = try #require(TestServer.start())
+        let directory = makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let before = TemporaryDownloadFiles.snapshot()
+        let refused = URLRequest(url: URL(string: "http://127.0.0.1:\(closedPort())/")!)
+        let requests = [
+            refused, server.request("/reset"), server.request("/drop"), server.request("/short"),
+            server.request("/status/500"),
+        ]
+        var downloads = requests.map {
+            NetworkDownloadProcedure(session: testSession, request: $0, downloadDirectory: directory)
+        }
+        downloads[4].validate()
+        let cancelled = NetworkDownloadProcedure(
+            session: testSession, request: server.request("/drip?bytes=900&interval_ms=20"),
+            downloadDirectory: directory)
+        let timedOut = NetworkDownloadProcedure(
+            session: testSession, request: server.request("/drip?bytes=900&interval_ms=20"),
+            downloadDirectory: directory)
+        timedOut.addObserver(TimeoutObserver(by: 0.2))
+        cancelled.addDidExecuteBlockObserver { download in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { download.cancel() }
+        }
+        downloads += [cancelled, timedOut]
+        ProcedureQueue().add(procedures: downloads)
+        await finished(downloads)
+        let allFailed = downloads.allSatisfy { $0.output.success == nil }
+        #expect(allFailed)
+        #expect(files(in: directory).isEmpty)
+        let left = await TemporaryDownloadFiles.leftSince(before)
+        #expect(left.isEmpty, "left in \(before.directory.path): \(left)")
+    }
+
+    @Test func aManagedSessionWritesDownloadsInItsOwnTemporaryDirectoryAndLeavesItEmpty() async throws {
+        let server = try #require(TestServer.start())
+        let temporary = makeScratchDirectory()
+        let directory = makeScratchDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: temporary)
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let session = ManagedNetworkSession(temporaryDirectory: temporary)
+        defer { session.finishTasksAndInvalidate() }
+        #expect(session.temporaryDirectory == temporary)
+        let recording = RecordingSession(base: session)
+        let ok = NetworkDownloadProcedure(
+            session: recording, request: server.request("/bytes?size=70000"), downloadDirectory: directory)
+        let empty = NetworkDownloadProcedure(
+            session: recording, request: server.request("/bytes?size=0"), downloadDirectory: directory)
+        let cut = NetworkDownloadProcedure(
+            session: recording, request: server.request("/short"), downloadDirectory: directory)
+        await run(ok, empty, cut)
+        let file = try #require(ok.output.success?.payload)
+        #expect(fileHoldsPattern(file, size: 70_000))
+        let emptyFile = try #require(empty.output.success?.payload)
+        #expect(fileHoldsPattern(emptyFile, size: 0))
+        let failed = cut.output.success == nil && cut.error != nil
+        #expect(failed)
+        // The session handed out files of its temporary directory, and kept none.
+        let locations = recording.locations.value
+        #expect(locations.count == 2)
+        #expect(
+            locations.allSatisfy { $0.deletingLastPathComponent().lastPathComponent == temporary.lastPathComponent })
+        #expect(files(in: temporary).isEmpty)
+    }
+
+    /// The procedure's own download directory missing, the session's file is still deleted (by the session, after the
+    /// handler returns).
+    @Test func aSessionFileTheHandlerDidNotMoveIsDeletedAfterIt() async throws {
+        let server = try #require(TestServer.start())
+        let temporary = makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let session = ManagedNetworkSession(temporaryDirectory: temporary)
+        defer { session.finishTasksAndInvalidate() }
+        let seen = Box<[Bool]>([])
+        let done = DispatchSemaphore(value: 0)
+        let task = session.downloadTask(with: server.request("/bytes?size=10")) { location, _, _ in
+            seen.update { $0.append(location.map { FileManager.default.fileExists(atPath: $0.path) } ?? false) }
+            done.signal()
+        }
+        task.resume()
+        await onThreadOfItsOwn { done.wait() }
+        #expect(seen.value == [true])
+        await eventually("the session to delete the file") { files(in: temporary).isEmpty }
     }
 }

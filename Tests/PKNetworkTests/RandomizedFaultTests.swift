@@ -828,10 +828,16 @@ private func runFaultScenario(_ spec: FaultScenarioSpec, server: TestServer) asy
     let refusedPort = closedPort()
     result.descriptorsBefore = faultOpenDescriptors().count
 
+    // The session writes its downloads in a directory of the scenario's own; FoundationNetworking's download files
+    // (`<UUID>.tmp`, never deleted when a transfer fails) would go to the process's temporary directory.
+    let sessionDirectory = makeScratchDirectory()
+    defer { try? FileManager.default.removeItem(at: sessionDirectory) }
+    let temporaryBefore = TemporaryDownloadFiles.snapshot()
     let leaks = LeakCheck()
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = spec.connectionsPerHost
-    var session: ManagedNetworkSession? = ManagedNetworkSession(configuration: configuration)
+    var session: ManagedNetworkSession? = ManagedNetworkSession(
+        configuration: configuration, temporaryDirectory: sessionDirectory)
     var control: ManagedNetworkSession? = ManagedNetworkSession()
     var spy: FaultSpySession? = FaultSpySession(base: session!)
     let tasks = spy!.tasks
@@ -949,6 +955,16 @@ private func runFaultScenario(_ spec: FaultScenarioSpec, server: TestServer) asy
     if !sockets.isEmpty {
         result.violations.append("connections to the server still open after the scenario: \(sockets)")
     }
+    // Every outcome leaves the session's directory empty, and no download file behind in the temporary directory
+    // (counted before and after; other suites' transfers in flight are given time to end).
+    let sessionFiles = files(in: sessionDirectory)
+    if !sessionFiles.isEmpty { result.violations.append("files left in the session's directory: \(sessionFiles)") }
+    let temporaryFiles = await TemporaryDownloadFiles.leftSince(temporaryBefore)
+    if !temporaryFiles.isEmpty {
+        result.violations.append(
+            "download files left in \(temporaryBefore.directory.path): \(temporaryFiles.count), \(temporaryFiles.prefix(5))"
+        )
+    }
     return result
 }
 
@@ -976,7 +992,8 @@ struct RandomizedFaultTests {
     /// sequences with Retry-After, held requests), random cancellation stages and timeouts, data, download and
     /// upload procedures, retried or not, each finish exactly once with the typed outcome their fault gives (a
     /// success only with the whole body), a procedure cancelled before it is added makes no request, and no
-    /// download file, session temporary file, descriptor, session or procedure outlives the scenario.
+    /// download file, session temporary file (in the session's directory or the process's temporary directory),
+    /// descriptor, session or procedure outlives the scenario.
     @Test func randomFaultsFinishEachProcedureOnceWithItsTypedOutcomeAndLeaveNothingBehind() async throws {
         let server = try #require(TestServer.startIsolated())
         let seeds: [UInt64]

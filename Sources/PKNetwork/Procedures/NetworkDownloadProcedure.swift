@@ -14,10 +14,15 @@ import PKCore
 ///
 /// The input is the `URLRequest`; the output is the URL of the downloaded file and the `HTTPURLResponse`. The
 /// session's temporary file is moved, inside the session's completion handler, to a file of the procedure's own
-/// in `downloadDirectory` (the temporary directory by default; named `PKNetwork-…`), which then belongs to the caller. FoundationNetworking never
-/// deletes its temporary files, and Darwin deletes them as soon as the handler returns, so this is the one place a
-/// download can be kept. When the procedure does not output the file (it was cancelled, or validation failed) the
-/// file is deleted: no download is left behind.
+/// in `downloadDirectory` (the temporary directory by default; named `PKNetwork-…`), which then belongs to the
+/// caller. The session's file exists only while its handler runs (``ManagedNetworkSession`` and Darwin delete it
+/// afterwards), so this is the one place a download can be kept. When the procedure does not output the file (it was
+/// cancelled, or validation failed) the file is deleted.
+///
+/// With a ``ManagedNetworkSession`` no download leaves anything behind, whatever its outcome. On Linux a plain
+/// `URLSession` (through ``URLSessionAdapter``) downloads with FoundationNetworking's download tasks, which leave an
+/// empty `<UUID>.tmp` in the temporary directory for every transfer that fails or is cancelled, and tell nobody its
+/// name: PKNetwork cannot delete it.
 ///
 /// Errors are as for ``NetworkDataProcedure``; with ``validate(statusCodes:)``, the ``HTTPStatusError`` carries up
 /// to the first 64 KB of the body. Error bodies (a 500's, say) are downloaded like any other.

@@ -214,6 +214,13 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
+    def handle_error(self, request, client_address):
+        # A client that cancels may reset the connection before the request line is read (outside handle_quietly):
+        # no error of the server's, and not worth a traceback on stderr per cancelled request.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
 
 def main():
     server = Server(("127.0.0.1", 0), Handler)
