@@ -961,9 +961,8 @@ private func runFaultScenario(_ spec: FaultScenarioSpec, server: TestServer) asy
     if !sessionFiles.isEmpty { result.violations.append("files left in the session's directory: \(sessionFiles)") }
     let temporaryFiles = await TemporaryDownloadFiles.leftSince(temporaryBefore)
     if !temporaryFiles.isEmpty {
-        result.violations.append(
-            "download files left in \(temporaryBefore.directory.path): \(temporaryFiles.count), \(temporaryFiles.prefix(5))"
-        )
+        let listed = "\(temporaryFiles.count), \(temporaryFiles.prefix(5))"
+        result.violations.append("download files left in \(temporaryBefore.directory.path): \(listed)")
     }
     return result
 }

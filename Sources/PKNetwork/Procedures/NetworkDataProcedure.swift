@@ -25,8 +25,9 @@ import PKCore
 /// without another error and without calling the completion handler. On Linux a bare `URLSessionDataTask` (of a
 /// `URLSession` adapted by ``URLSessionAdapter`` that has a URL cache, such as `URLSession.shared`) is not cancelled,
 /// because FoundationNetworking may crash the process then: the procedure finishes at once and the request runs on to
-/// its end, its outcome ignored. A ``ManagedNetworkSession``'s tasks are always cancelled. A fractional `timeoutInterval` is rounded up
-/// to whole seconds on Linux (FoundationNetworking truncates it); use a `TimeoutObserver` for a deadline.
+/// its end, its outcome ignored. A ``ManagedNetworkSession``'s tasks are always cancelled. A fractional
+/// `timeoutInterval` is rounded up to whole seconds on Linux (FoundationNetworking truncates it); use a
+/// `TimeoutObserver` for a deadline.
 open class NetworkDataProcedure: Procedure, InputProcedure, OutputProcedure, NetworkOperation, @unchecked Sendable {
     // @unchecked Sendable: `values` is guarded by its PKMutex, the controller by its own; `session` and
     // `completion` are immutable and Sendable; the rest is Procedure's.

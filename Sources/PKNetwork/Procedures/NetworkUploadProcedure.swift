@@ -30,8 +30,9 @@ import PKCore
 /// without another error and without calling the completion handler. On Linux a bare `URLSessionDataTask` (of a
 /// `URLSession` adapted by ``URLSessionAdapter`` that has a URL cache, such as `URLSession.shared`) is not cancelled,
 /// because FoundationNetworking may crash the process then: the procedure finishes at once and the request runs on to
-/// its end, its outcome ignored. A ``ManagedNetworkSession``'s tasks are always cancelled. A fractional `timeoutInterval` is rounded up
-/// to whole seconds on Linux (FoundationNetworking truncates it); use a `TimeoutObserver` for a deadline.
+/// its end, its outcome ignored. A ``ManagedNetworkSession``'s tasks are always cancelled. A fractional
+/// `timeoutInterval` is rounded up to whole seconds on Linux (FoundationNetworking truncates it); use a
+/// `TimeoutObserver` for a deadline.
 ///
 /// On Linux, give uploads a deadline (a `TimeoutObserver`, or `requestTimeout` through a ``NetworkProcedure``):
 /// when the server closes or resets a reused keep-alive connection, FoundationNetworking (libcurl) never

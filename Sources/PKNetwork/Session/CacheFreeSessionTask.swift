@@ -4,8 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A task of a `URLSession` that has no URL cache: what ``ManagedNetworkSession`` makes, and ``URLSessionAdapter``
-/// makes on Linux for a session without one. Such a task is cancelled with `URLSessionTask.cancel()` at any moment.
+/// A task of a `URLSession` that has no URL cache: what ``ManagedNetworkSession`` makes, and what ``URLSessionAdapter``
+/// makes for a session without one. Such a task is cancelled with `URLSessionTask.cancel()` at any moment.
 ///
 /// On Linux, cancelling a data or upload task of a session that has a `URLCache` may end the process
 /// ("Trying to access a behaviour for a task that in not in the registry"): FoundationNetworking looks the cache up

@@ -10,7 +10,7 @@ import PKCore
 ///
 /// FoundationNetworking's download tasks create `<UUID>.tmp` in the temporary directory when a transfer starts and
 /// never delete it when the transfer fails or is cancelled (nor tell anyone its name): one run of the randomized
-/// fault suite left about a hundred. Here the file is created when the response arrives, deleted when the transfer
+/// fault suite left 63. Here the file is created when the response arrives, deleted when the transfer
 /// fails, and, on success, handed to the completion handler and deleted after it returns unless the handler moved it
 /// (the contract of ``NetworkSession/downloadTask(with:completionHandler:)``).
 ///
