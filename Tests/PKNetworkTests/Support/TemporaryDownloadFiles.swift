@@ -5,8 +5,10 @@ import Foundation
 /// `ManagedNetworkSession` writes (`PKNetwork-<UUID>.partial`, deleted on every outcome).
 ///
 /// Other suites of the test process run at the same time and may have downloads in flight, whose files come and go:
-/// ``leftSince(_:)`` therefore waits for new files to go before it calls them left behind. After the fix of issue 37
-/// no suite makes a FoundationNetworking download that fails, so a file that stays is a leak.
+/// ``leftSince(_:)`` therefore waits for new files to go before it calls them left behind. A file that stays is a
+/// leak, whichever suite made it: no suite may download with a plain `URLSession` a transfer that fails or is
+/// cancelled (FoundationNetworking would leave its file; use a `ManagedNetworkSession`), so that the check stays
+/// exact. (The first run of the check caught CancelRaceTests doing just that.)
 struct TemporaryDownloadFiles {
     let directory: URL
     let names: Set<String>
