@@ -5,6 +5,10 @@ import PKTesting
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Standard output and error captured, streamed as lines and logged, with their bounds, from real children.
 @Suite struct OutputCaptureTests {
     let queue = ProcedureQueue()
@@ -99,6 +103,33 @@ import Testing
         #expect(error.status == 0)
         #expect(error.reason == .exit)
         #expect(error.description.contains("\(256 << 20) bytes"))
+    }
+
+    @Test(.enabled(if: ProcessInspection.pipesCanGrow(to: 16 << 20), "CAP_SYS_RESOURCE or pipe-max-size ≥ 16 MiB"))
+    func everythingAChildLeftInAPipeItGrewIsReadAfterItExits() async throws {
+        // The child grows its pipe to 16 MiB (F_SETPIPE_SZ) and writes 12 MiB, then exits. The line handler holds the
+        // supervisor on the first line until the child has exited, so that nearly all of it is still in the pipe
+        // then: the drain after the exit must read it all, not a fixed 1 MiB.
+        let pid = Mutex<pid_t>(0)
+        let program = """
+            $| = 1; fcntl(STDOUT, 1031, 16 << 20) or die "F_SETPIPE_SZ: $!"; print "first\\n";
+            print(("x" x 1023) . "\\n") for 1 .. 12288;
+            """
+        let procedure = ProcessProcedure(
+            command: "perl", arguments: ["-e", program],
+            standardOutput: .lines { line in
+                guard line == "first" else { return }
+                let child = pid.withLock { $0 }
+                var waited = 0
+                while !ProcessInspection.isOurZombie(child), waited < 60_000 {
+                    usleep(1000)
+                    waited += 1
+                }
+            }.capturing(),
+            processDidLaunch: { procedure in pid.withLock { $0 = procedure.processIdentifier } })
+        let result = try await queue.run(procedure)
+        #expect(result.standardOutput.count == 6 + 12 << 20)
+        #expect(result.standardOutput.suffix(2) == Data("x\n".utf8))
     }
 
     @Test func outputAtTheCaptureLimitIsKeptWhole() async throws {

@@ -1,8 +1,9 @@
 import Foundation
 import PKCore
-import PKProcess
 import Synchronization
 import Testing
+
+@testable import PKProcess
 
 #if canImport(Glibc)
     import Glibc
@@ -96,6 +97,31 @@ import Testing
         defer { kill(grandchild, SIGKILL) }
         #expect(ProcessInspection.isAlive(grandchild))
         #expect(ProcessInspection.status(of: grandchild)?.group == procedure.processIdentifier)
+    }
+
+    @Test(arguments: [false, true])
+    func whatTheChildLeftInItsGroupIsEndedWithoutSignallingAReusableId(namesGroupsByNumber: Bool) async throws {
+        // A process left in the group, told SIGTERM, records whether the group's leader (the child) is still there,
+        // unreaped. Named by its id, the group may be signalled only while the unreaped leader keeps that id from
+        // being given to another process; through the pidfd (Linux ≥ 6.9) it is exact after the reap as well.
+        let directory = try TemporaryDirectory()
+        let report = directory.url.appendingPathComponent("report")
+        let ready = directory.url.appendingPathComponent("ready")
+        let script = """
+            leader=$$
+            (trap 'if [ -e /proc/$leader ]; then echo unreaped; else echo reaped; fi > \(report.path); exit 0' TERM
+             touch \(ready.path); while :; do sleep 0.05; done) &
+            while [ ! -e \(ready.path) ]; do sleep 0.01; done
+            echo $!
+            """
+        let procedure = ProcessProcedure(command: "sh", arguments: ["-c", script], standardOutput: .capture())
+        procedure.namesGroupsByNumber = namesGroupsByNumber
+        let result = try await queue.run(procedure)
+        let leftBehind = try #require(Int32(result.standardOutputText))
+        #expect(!ProcessInspection.isAlive(leftBehind))
+        #expect(!ProcessInspection.isOurZombie(procedure.processIdentifier))
+        let recorded = try String(contentsOf: report, encoding: .utf8)
+        if namesGroupsByNumber { #expect(recorded == "unreaped\n") } else { #expect(!recorded.isEmpty) }
     }
 
     @Test func suspendStopsTheGroupAndResumeContinuesIt() async throws {

@@ -14,6 +14,7 @@ enum SystemCalls {
     typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
     typealias AddClosefrom = @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32
     typealias AddChdir = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
+    typealias PidfdSendSignal = @convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UInt32) -> Int32
 
     /// glibc ≥ 2.9. Without it, `pipe` then `fcntl(FD_CLOEXEC)` (a child spawned by another thread between the two
     /// calls may inherit the pipe: only `addclosefrom` below then keeps it out of our children).
@@ -22,6 +23,16 @@ enum SystemCalls {
     /// glibc ≥ 2.36 on Linux ≥ 5.3: a descriptor that becomes readable when the child exits. Without it the
     /// supervisor polls `waitpid(WNOHANG)`.
     static let pidfdOpen: PidfdOpen? = lookUp("pidfd_open")
+
+    /// glibc ≥ 2.36: signals the process a pidfd names, or (with ``pidfdSignalProcessGroup``, Linux ≥ 6.9) its process
+    /// group. The pidfd holds the kernel's record of the pid, not its number, so the signal never reaches a process
+    /// that was given the number since. Without it, a child's group is ended before the child is reaped (see
+    /// ``ChildSupervisor``).
+    static let pidfdSendSignal: PidfdSendSignal? = lookUp("pidfd_send_signal")
+
+    /// `PIDFD_SIGNAL_PROCESS_GROUP`: ``pidfdSendSignal`` signals the process group that the pidfd's process leads or
+    /// led (Linux ≥ 6.9; `EINVAL` before).
+    static let pidfdSignalProcessGroup: UInt32 = 1 << 2
 
     /// glibc ≥ 2.34: closes every descriptor from 3 up in the child, close-on-exec or not.
     static let addClosefrom: AddClosefrom? = lookUp("posix_spawn_file_actions_addclosefrom_np")

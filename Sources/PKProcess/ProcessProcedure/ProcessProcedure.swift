@@ -59,6 +59,7 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
         var terminationGracePeriod: Duration = .seconds(5)
         var endsProcessGroupOnExit = true
         var usesOwnProcessGroup = true
+        var namesGroupsByNumber = false
     }
 
     private let values: PKMutex<Values>
@@ -189,6 +190,13 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
         set { values.withLock { $0.usesOwnProcessGroup = newValue } }
     }
 
+    /// FAKE for tests: the supervisor ends the child's group by its id before reaping the child, as on a kernel that
+    /// cannot signal a group through a pidfd (older than Linux 6.9), which cannot be had here.
+    var namesGroupsByNumber: Bool {
+        get { values.withLock { $0.namesGroupsByNumber } }
+        set { values.withLock { $0.namesGroupsByNumber = newValue } }
+    }
+
     /// The running process, for ProcedureKit's tests (`process.terminate()`); `nil` before launch.
     var process: RunningProcess? { values.withLock { $0.process } }
 
@@ -205,8 +213,11 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
             finish(withResult: .failure(ProcedureKitError.requirementNotSatisfied()))
             return
         }
-        let (inputOverride, gracePeriod, endsGroup, ownGroup) = values.withLock {
-            ($0.standardInputOverride, $0.terminationGracePeriod, $0.endsProcessGroupOnExit, $0.usesOwnProcessGroup)
+        let (inputOverride, gracePeriod, endsGroup, ownGroup, byNumber) = values.withLock {
+            (
+                $0.standardInputOverride, $0.terminationGracePeriod, $0.endsProcessGroupOnExit, $0.usesOwnProcessGroup,
+                $0.namesGroupsByNumber
+            )
         }
         guard !isCancelled else {
             finish()
@@ -222,13 +233,14 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
             finish(withResult: .failure(failure))
             return
         }
-        let supervisor = ChildSupervisor(
+        var supervisor = ChildSupervisor(
             plan: plan, lifecycle: lifecycle, wake: wake, gracePeriod: gracePeriod, endsProcessGroup: endsGroup,
             log: { [log] line, isStandardError in
                 if isStandardError { log.warning("stderr: \(line)") } else { log.info("stdout: \(line)") }
             },
             didLaunch: { pid in self.childDidLaunch(pid) },
             didEnd: { outcome in self.childDidEnd(outcome, plan: plan) })
+        supervisor.namesGroupsByNumber = byNumber
         if let error = supervisor.start() {
             wake.close()
             finish(withResult: .failure(Error(code: .launchFailed, detail: "no thread to supervise it: \(error)")))

@@ -71,8 +71,9 @@ final class ChildLifecycle: Sendable {
         }
     }
 
-    /// The child has exited; after this nothing signals its pid or writes to the wake-up pipe, which the
-    /// supervisor may close. Returns whether it had been cancelled.
+    /// The child has exited (a zombie, not yet reaped); after this nothing here signals its pid or writes to the
+    /// wake-up pipe, which the supervisor may close. The supervisor alone then ends the child's group, if need be,
+    /// and reaps it. Returns whether it had been cancelled.
     func willReap() -> Bool {
         locked.withLock { locked in
             locked.wake = nil

@@ -10,8 +10,8 @@ import Foundation
 
 /// Launches one child and sees it through to the end, on a thread of its own: feeds its standard input, drains
 /// its output pipes, notices its exit (a pidfd, or `waitid` polling where there is none) and the procedure's
-/// cancellation (``WakePipe``), sends `SIGKILL` when the grace period after `SIGTERM` runs out, reaps it, ends
-/// what it left behind in its process group, and reports.
+/// cancellation (``WakePipe``), sends `SIGKILL` when the grace period after `SIGTERM` runs out, reads what it left
+/// in its pipes, ends what it left behind in its process group, reaps it, and reports.
 ///
 /// One `poll` loop does all of it, so that nothing depends on which event comes first: a child that exits while a
 /// grandchild keeps its pipe open is noticed by its pidfd, not by the pipe's end (the hang of
@@ -22,6 +22,9 @@ struct ChildSupervisor: Sendable {
     let wake: WakePipe
     let gracePeriod: Duration
     let endsProcessGroup: Bool
+    /// FAKE for tests: ends the group by its id before reaping even where the kernel could signal it through the
+    /// pidfd, as on a kernel older than Linux 6.9 (which cannot be had here).
+    var namesGroupsByNumber = false
     /// Writes a line of standard output (`false`) or error (`true`) to the procedure's log.
     let log: @Sendable (String, Bool) -> Void
     let didLaunch: @Sendable (pid_t) -> Void
@@ -67,20 +70,18 @@ struct ChildSupervisor: Sendable {
 
         var loop = Loop(supervisor: self, pid: pid, pidfd: pidfd, ends: ends)
         loop.runUntilExit()
+        // The child is a zombie now: what it wrote is all in its pipes, and its pid cannot be given to another
+        // process until it is reaped here.
         let cancelled = lifecycle.willReap()
-        let status = Self.reap(pid)
-        SystemCalls.close(pidfd)
         wake.close()
         loop.drainAfterExit()
         if writesInput {
             Loop.consumePendingPipeSignal()
             pthread_sigmask(SIG_SETMASK, &previousMask, nil)
         }
+        let status = endGroupAndReap(pid, pidfd: pidfd, cancelled: cancelled, killDeadline: loop.killDeadline)
+        SystemCalls.close(pidfd)
 
-        if plan.usesOwnProcessGroup && (cancelled || endsProcessGroup) {
-            ProcessGroup.end(
-                pid, alreadySignalled: cancelled, deadline: loop.killDeadline ?? .now + gracePeriod)
-        }
         switch status {
         case .success(let (statusCode, reason)):
             didEnd(
@@ -89,6 +90,26 @@ struct ChildSupervisor: Sendable {
         case .failure(let error):
             didEnd(.statusUnavailable(errno: error.number))
         }
+    }
+
+    /// Ends what the exited child `pid` left in its process group, when it was cancelled or
+    /// ``endsProcessGroup``, and reaps it, never signalling a group whose id may name another since:
+    /// - where the kernel signals a group through a pidfd (Linux ≥ 6.9), the child is reaped first and the group
+    ///   ended through `pidfd` (PERF(W21): a group that emptied with its leader costs one system call);
+    /// - otherwise the group is ended by its id while the unreaped child keeps that id from being reused, then the
+    ///   child is reaped.
+    private func endGroupAndReap(
+        _ pid: pid_t, pidfd: Int32, cancelled: Bool, killDeadline: ContinuousClock.Instant?
+    ) -> Result<(Int32, Process.TerminationReason), SystemCallError> {
+        guard plan.usesOwnProcessGroup && (cancelled || endsProcessGroup) else { return Self.reap(pid) }
+        let deadline = killDeadline ?? .now + gracePeriod
+        if !namesGroupsByNumber, ProcessGroup.canSignalThroughPidfd(pidfd) {
+            let status = Self.reap(pid)
+            ProcessGroup.throughPidfd(pidfd, id: pid).end(alreadySignalled: cancelled, deadline: deadline)
+            return status
+        }
+        ProcessGroup.pinnedByItsLeader(pid).end(alreadySignalled: cancelled, deadline: deadline)
+        return Self.reap(pid)
     }
 
     /// Reaps `pid` (already exited), returning ProcedureKit's status and reason; fails when it was reaped by
@@ -194,19 +215,21 @@ struct ChildSupervisor: Sendable {
             #endif
         }
 
-        /// Reads what `descriptor` has now, in at most `reads` reads (so that a child writing without pause does
-        /// not keep the loop from its other descriptors); closes it at its end.
+        /// Reads what `descriptor` has now, in at most `reads` reads and `upTo` bytes (so that a child writing
+        /// without pause does not keep the loop from its other descriptors); closes it at its end.
         private mutating func readAvailable(
             from stream: WritableKeyPath<Loop, Stream>, descriptor: WritableKeyPath<ParentEnds, Int32>,
-            reads: Int = .max
+            reads: Int = .max, upTo limit: Int = .max
         ) {
             let fd = ends[keyPath: descriptor]
             if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 64 * 1024) }
             var reads = reads
-            while reads > 0 {
+            var left = limit
+            while reads > 0, left > 0 {
                 reads -= 1
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, left)) }
                 if count > 0 {
+                    left -= count
                     buffer.withUnsafeBufferPointer {
                         self[keyPath: stream].collector?.consume(UnsafeBufferPointer(rebasing: $0[..<count]))
                     }
@@ -260,23 +283,39 @@ struct ChildSupervisor: Sendable {
             #endif
         }
 
-        /// After the exit: closes standard input, reads what the output pipes hold (not waiting for processes left
-        /// behind that still hold them), and closes them.
+        /// After the exit: closes standard input, reads everything the child wrote to the output pipes, and closes
+        /// them.
         ///
-        /// What the child wrote before it exited is in the pipe, which holds 1 MiB at most (Linux's limit for an
-        /// unprivileged process; 64 KiB by default), so 16 reads of 64 KiB take it all, while a process left behind
-        /// that keeps writing cannot hold the supervisor here: it is ended with the group afterwards.
+        /// The child has exited, so all it wrote is in the pipe, and a pipe holds at most its capacity: 64 KiB by
+        /// default, up to `/proc/sys/fs/pipe-max-size` (1 MiB by default) for a child that grew it with
+        /// `F_SETPIPE_SZ`, and more for a privileged one. Each pipe is read until it is empty (or at its end), and at
+        /// most its capacity (`F_GETPIPE_SZ`, asked now) is read: whatever comes after that, and whatever arrives
+        /// once the pipe was found empty, was written after the exit by processes the child left behind, which are
+        /// not waited for (they may hold the pipe open for ever, and one that keeps writing must not hold the
+        /// supervisor here); they are ended with the group afterwards.
         mutating func drainAfterExit() {
             if ends.input >= 0 { closeInput() }
             for (stream, descriptor) in [(\Loop.output, \ParentEnds.output), (\Loop.error, \ParentEnds.error)] {
-                guard ends[keyPath: descriptor] >= 0 else { continue }
-                readAvailable(from: stream, descriptor: descriptor, reads: 16)
+                let fd = ends[keyPath: descriptor]
+                guard fd >= 0 else { continue }
+                readAvailable(from: stream, descriptor: descriptor, upTo: Self.capacity(ofPipe: fd))
                 if ends[keyPath: descriptor] >= 0 {
                     self[keyPath: stream].collector?.finish()
                     SystemCalls.close(ends[keyPath: descriptor])
                     ends[keyPath: descriptor] = -1
                 }
             }
+        }
+
+        /// The bytes a pipe holds at most, from `F_GETPIPE_SZ` (Linux), else the largest capacity Linux allows an
+        /// unprivileged process.
+        private static func capacity(ofPipe descriptor: Int32) -> Int {
+            #if os(Linux)
+                // F_GETPIPE_SZ (1032): Glibc's module does not import it (it needs _GNU_SOURCE).
+                let size = fcntl(descriptor, 1032)
+                if size > 0 { return Int(size) }
+            #endif
+            return 1 << 20
         }
     }
 

@@ -78,6 +78,17 @@ enum ProcessInspection {
         return nil
     }
 
+    /// Whether a process here may grow a pipe to `bytes` (`F_SETPIPE_SZ`): up to `/proc/sys/fs/pipe-max-size`, or
+    /// beyond with `CAP_SYS_RESOURCE` (which a container's root may lack).
+    static func pipesCanGrow(to bytes: Int) -> Bool {
+        let capabilities = UInt64(statusField("CapEff", of: getpid()) ?? "", radix: 16) ?? 0
+        let sysResource: UInt64 = 1 << 24
+        let maximum =
+            (try? String(contentsOfFile: "/proc/sys/fs/pipe-max-size", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        return capabilities & sysResource != 0 || maximum >= bytes
+    }
+
     /// Waits (polling every 5 ms, up to `timeout`: generous, for a loaded machine) until `condition` holds; whether
     /// it did.
     static func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
