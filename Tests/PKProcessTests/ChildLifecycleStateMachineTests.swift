@@ -49,8 +49,10 @@ import Testing
         let result7 = machine.willLaunch()
         #expect(result7)
         let result8 = machine.cancel()
-        #expect(result8 == Machine.Action.none)
+        #expect(result8 == .wake, "the supervisor may be waiting for a FIFO's other end")
         #expect(machine.isTerminating)
+        let again = machine.cancel()
+        #expect(again == Machine.Action.none, "woken once")
         let result9 = machine.didLaunch(pid: 7)
         #expect(result9 == .terminate(pid: 7))
         #expect(machine.state == .running(pid: 7, suspensions: 0, terminating: true))
@@ -60,12 +62,22 @@ import Testing
         var machine = Machine()
         let result10 = machine.willLaunch()
         #expect(result10)
-        machine.launchFailed()
+        let wasCancelled = machine.launchFailed()
+        #expect(!wasCancelled)
         #expect(machine.state == .reaped)
         let result11 = machine.cancel()
         #expect(result11 == Machine.Action.none)
         let result12 = machine.suspend()
         #expect(result12 == (false, Machine.Action.none))
+    }
+
+    @Test func aLaunchGivenUpAfterACancelSaysSo() {
+        var machine = Machine()
+        _ = machine.willLaunch()
+        _ = machine.cancel()
+        let wasCancelled = machine.launchFailed()
+        #expect(wasCancelled)
+        #expect(machine.state == .reaped)
     }
 
     @Test func cancelWhileRunningTerminatesOnce() {

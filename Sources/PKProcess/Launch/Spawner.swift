@@ -34,8 +34,10 @@ enum Spawner {
     typealias Failure = ProcessProcedure.Error
 
     /// Spawns the child; returns its pid and our ends of its pipes. Pipes and files of `Pipe` streams that belong
-    /// to the child are closed here, after the spawn, whether or not it succeeded.
-    static func spawn(_ plan: LaunchPlan) throws(Failure) -> (pid: pid_t, ends: ParentEnds) {
+    /// to the child are closed here, after the spawn, whether or not it succeeded. Files are opened by `opener`,
+    /// which waits for a FIFO's other end until the procedure is cancelled (then this throws, and nothing is
+    /// spawned).
+    static func spawn(_ plan: LaunchPlan, opener: StreamFileOpener) throws(Failure) -> (pid: pid_t, ends: ParentEnds) {
         var ends = ParentEnds()
         var childSide: [Int32] = []
         var handedOver: [FileHandle] = []
@@ -96,16 +98,6 @@ enum Spawner {
                 case .failure(let error): throw Failure(code: .launchFailed, detail: error.description)
                 }
             }
-            func open(_ url: URL, flags: Int32, stream: String) throws(Failure) -> Int32 {
-                let descriptor = openFile(url.path, flags | O_CLOEXEC, 0o644)
-                guard descriptor >= 0 else {
-                    throw Failure(
-                        code: .invalidStandardStream,
-                        detail: "\(stream): \(url.path): \(String(cString: strerror(errno)))")
-                }
-                return descriptor
-            }
-
             switch plan.input.kind {
             case .inherit:
                 break
@@ -117,7 +109,7 @@ enum Spawner {
                 SystemCalls.setNonBlocking(pipe.write)
                 try give(pipe.read, as: 0)
             case .file(let url):
-                try give(try open(url, flags: O_RDONLY, stream: "standardInput"), as: 0)
+                try give(try opener.openForReading(url.path, stream: "standardInput"), as: 0)
             case .fileHandle(let handle):
                 try give(try copy(handle, stream: "standardInput"), as: 0)
             case .pipe(let pipe):
@@ -139,7 +131,7 @@ enum Spawner {
                     try give(pipe.write, as: target)
                 case .file(let url, let append):
                     let flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
-                    try give(try open(url, flags: flags, stream: stream), as: target)
+                    try give(try opener.openForWriting(url.path, flags: flags, stream: stream), as: target)
                 case .fileHandle(let handle):
                     try give(try copy(handle, stream: stream), as: target)
                 case .pipe(let pipe):
@@ -220,15 +212,4 @@ private let handlesLock = PKMutex(())
 /// Runs `body` under ``handlesLock``.
 func withHandlesLocked<Result>(_ body: () -> Result) -> Result {
     handlesLock.withLock { _ in body() }
-}
-
-/// `open(2)` with a mode, named apart from the nested `open` helper above.
-private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-    #if canImport(Glibc)
-        Glibc.open(path, flags, mode)
-    #elseif canImport(Musl)
-        Musl.open(path, flags, mode)
-    #else
-        Darwin.open(path, flags, mode)
-    #endif
 }

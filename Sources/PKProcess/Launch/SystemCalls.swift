@@ -15,6 +15,7 @@ enum SystemCalls {
     typealias AddClosefrom = @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32
     typealias AddChdir = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
     typealias PidfdSendSignal = @convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UInt32) -> Int32
+    typealias Tee = @convention(c) (Int32, Int32, Int, UInt32) -> Int
 
     /// glibc ≥ 2.9. Without it, `pipe` then `fcntl(FD_CLOEXEC)` (a child spawned by another thread between the two
     /// calls may inherit the pipe: only `addclosefrom` below then keeps it out of our children).
@@ -33,6 +34,13 @@ enum SystemCalls {
     /// `PIDFD_SIGNAL_PROCESS_GROUP`: ``pidfdSendSignal`` signals the process group that the pidfd's process leads or
     /// led (Linux ≥ 6.9; `EINVAL` before).
     static let pidfdSignalProcessGroup: UInt32 = 1 << 2
+
+    /// glibc ≥ 2.5: copies from one pipe to another without consuming; with `SPLICE_F_NONBLOCK`, tells whether a FIFO
+    /// has a writer without reading from it (see ``StreamFileOpener``).
+    static let tee: Tee? = lookUp("tee")
+
+    /// `SPLICE_F_NONBLOCK`.
+    static let spliceNonBlocking: UInt32 = 2
 
     /// glibc ≥ 2.34: closes every descriptor from 3 up in the child, close-on-exec or not.
     static let addClosefrom: AddClosefrom? = lookUp("posix_spawn_file_actions_addclosefrom_np")
@@ -65,6 +73,12 @@ enum SystemCalls {
     static func setNonBlocking(_ descriptor: Int32) {
         let flags = fcntl(descriptor, F_GETFL)
         if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
+    }
+
+    /// Makes `descriptor` blocking again.
+    static func setBlocking(_ descriptor: Int32) {
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
     }
 
     /// Closes `descriptor`, retrying nothing (Linux releases the descriptor even when `close` is interrupted).

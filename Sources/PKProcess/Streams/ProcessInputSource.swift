@@ -35,6 +35,10 @@ public struct ProcessInputSource: Sendable {
     /// The file at `url`, opened for reading when the process launches and given to the child directly (nothing
     /// is copied through this process). A file that cannot be opened fails the procedure with
     /// ``ProcessProcedure/Error/Code/invalidStandardStream``.
+    ///
+    /// A FIFO (named pipe) is given to the child once a writer has opened it, as a shell's `<` does (without the
+    /// writer the child would read end of file at once): until then the procedure waits, launching nothing, and a
+    /// cancel or a time limit ends the wait.
     public static func file(_ url: URL) -> ProcessInputSource { ProcessInputSource(kind: .file(url)) }
 
     /// An open file handle, duplicated into the child; the handle stays open and yours. `FileHandle.nullDevice`

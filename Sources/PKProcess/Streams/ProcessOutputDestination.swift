@@ -76,6 +76,10 @@ public struct ProcessOutputDestination: Sendable {
     /// The file at `url`, created if needed (mode 0644), truncated unless `append`; the child writes to it
     /// directly. A file that cannot be opened fails the procedure with
     /// ``ProcessProcedure/Error/Code/invalidStandardStream``.
+    ///
+    /// A FIFO (named pipe) that nobody reads yet is opened once a reader opens it (looked for at growing intervals
+    /// of up to 50 ms), as a shell's `>` waits for one: until then the procedure waits, launching nothing, and a
+    /// cancel or a time limit ends the wait.
     public static func file(_ url: URL, append: Bool = false) -> ProcessOutputDestination {
         ProcessOutputDestination(kind: .file(url, append: append))
     }

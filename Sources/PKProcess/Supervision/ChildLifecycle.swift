@@ -44,10 +44,12 @@ final class ChildLifecycle: Sendable {
         locked.withLock { perform($0.machine.didLaunch(pid: pid), $0) }
     }
 
-    func launchFailed() {
+    /// The launch failed, or was given up because the procedure was cancelled while it waited (for a FIFO's other
+    /// end): returns whether it had been cancelled.
+    func launchFailed() -> Bool {
         locked.withLock { locked in
-            locked.machine.launchFailed()
             locked.wake = nil
+            return locked.machine.launchFailed()
         }
     }
 
@@ -97,6 +99,8 @@ final class ChildLifecycle: Sendable {
         switch action {
         case .none:
             break
+        case .wake:
+            locked.wake?.signal()
         case .terminate(let pid):
             // SIGCONT too, whether we suspended it or not: a child stopped by the terminal (SIGTTIN) or a debugger
             // acts on SIGTERM only once continued.

@@ -16,6 +16,9 @@
 ///      ▼                       ▼                      │suspend / resume: suspensions ± 1
 /// cancelledBeforeLaunch      reaped
 /// ```
+///
+/// A cancel while launching marks the launch cancelled and wakes the supervisor, which may be waiting for a FIFO's
+/// other end (``StreamFileOpener``) and then gives the launch up.
 struct ChildLifecycleStateMachine {
 
     enum State: Equatable {
@@ -35,6 +38,9 @@ struct ChildLifecycleStateMachine {
     /// Signals to send, to the child's process group (its pid), with the supervisor woken when it must notice.
     enum Action: Equatable {
         case none
+        /// Cancelled while launching: wake the supervisor, which may be waiting for a FIFO's other end, so that it
+        /// gives the launch up.
+        case wake
         /// Cancelled: `SIGTERM` to the group, then `SIGCONT` (a stopped process, suspended by us or stopped by
         /// the terminal, would not act on `SIGTERM`), and wake the supervisor to start the grace period.
         case terminate(pid: pid_t)
@@ -71,11 +77,12 @@ struct ChildLifecycleStateMachine {
         }
     }
 
-    /// `posix_spawn` failed.
-    mutating func launchFailed() {
+    /// `posix_spawn` failed, or the launch was given up after a cancel; returns whether it had been cancelled.
+    mutating func launchFailed() -> Bool {
         switch state {
-        case .launching:
+        case .launching(let cancelled):
             state = .reaped
+            return cancelled
         case .notLaunched, .cancelledBeforeLaunch, .running, .reaped:
             preconditionFailure("launchFailed in \(state)")
         }
@@ -87,9 +94,9 @@ struct ChildLifecycleStateMachine {
         case .notLaunched:
             state = .cancelledBeforeLaunch
             return .none
-        case .launching:
+        case .launching(let cancelled):
             state = .launching(cancelled: true)
-            return .none
+            return cancelled ? .none : .wake
         case .running(let pid, let suspensions, let terminating):
             guard !terminating else { return .none }
             state = .running(pid: pid, suspensions: suspensions, terminating: true)

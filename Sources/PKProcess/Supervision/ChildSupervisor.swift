@@ -44,11 +44,11 @@ struct ChildSupervisor: Sendable {
         let pid: pid_t
         let ends: ParentEnds
         do {
-            (pid, ends) = try Spawner.spawn(plan)
+            (pid, ends) = try Spawner.spawn(plan, opener: StreamFileOpener(lifecycle: lifecycle, wake: wake))
         } catch {
-            lifecycle.launchFailed()
+            let cancelled = lifecycle.launchFailed()
             wake.close()
-            didEnd(.launchFailed(error))
+            didEnd(cancelled ? .notLaunched : .launchFailed(error))
             return
         }
         let pidfd = SystemCalls.pidfdOpen?(pid, 0) ?? -1
