@@ -106,6 +106,9 @@ func stage(
             if !onTerminal { say("\(name): started \(what) (pid \(procedure.processIdentifier))") }
         })
     procedure.name = name
+    // The stages never read the terminal: each leads a process group of its own even when this program runs in a
+    // terminal's foreground, so that Ctrl-C reaches this program alone, which cancels them.
+    procedure.usesOwnProcessGroup = true
     // Cancelled, a stage's process group has this long between SIGTERM and SIGKILL.
     procedure.terminationGracePeriod = .seconds(2)
     procedure.addDidFinishBlockObserver { procedure, errors in

@@ -202,6 +202,77 @@ import Testing
         return read(descriptor, &byte, 1) == 0
     }
 
+    @Test func aPipeEndGivenToTwoProceduresGoesToOneAndTheOtherIsRefused() async throws {
+        // `first` claims the pipe's write end, then waits (its standard error is a FIFO nobody reads yet) while
+        // `second`, given the same end, runs: once copied, the end used to go to both or fail with EBADF, depending
+        // on which closed it first. Now exactly one launches, whatever the timing.
+        let directory = try TemporaryDirectory()
+        let fifo = directory.url.appendingPathComponent("fifo")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        let pipe = Pipe()
+        let first = ProcessProcedure(
+            command: "echo", arguments: ["first"], standardOutput: .pipe(pipe), standardError: .file(fifo))
+        let second = ProcessProcedure(command: "echo", arguments: ["second"], standardOutput: .pipe(pipe))
+        queue.addOperation(first)
+        try await Task.sleep(for: .milliseconds(100))  // so that `first` most likely holds the end already
+        _ = await queue.outcome(of: second)
+        let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)  // lets `first` go on
+        await first.waitUntilFinished()
+        if reader >= 0 { close(reader) }
+        let launched = [first, second].filter { $0.processIdentifier > 0 }
+        let refused = [first, second].filter { $0.processIdentifier == 0 }
+        #expect(launched.count == 1)
+        let error = try #require(refused.first?.errors.first as? ProcessProcedure.Error)
+        #expect(error.code == .invalidStandardStream)
+        #expect(error.detail.contains("given to another ProcessProcedure"))
+        // What the launched one wrote, then the end of the file: nothing holds the write end any more.
+        var byte: UInt8 = 0
+        var read = ""
+        while Self.readsWithoutWaiting(pipe, into: &byte) { read.append(Character(UnicodeScalar(byte))) }
+        #expect(read == (first.processIdentifier > 0 ? "first\n" : "second\n"))
+        #expect(Self.writeEndIsClosed(pipe))
+    }
+
+    /// Reads one byte of `pipe` into `byte` if one is there now; `false` at the end of the file or when empty.
+    private static func readsWithoutWaiting(_ pipe: Pipe, into byte: inout UInt8) -> Bool {
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        return read(descriptor, &byte, 1) == 1
+    }
+
+    @Test func aPipeEndUsedByAProcedureIsRefusedToTheNext() async throws {
+        let pipe = Pipe()
+        _ = try await queue.run(ProcessProcedure(command: "echo", arguments: ["one"], standardOutput: .pipe(pipe)))
+        let outcome = await queue.outcome(of: ProcessProcedure(command: "echo", standardOutput: .pipe(pipe)))
+        let error = try #require(outcome.processError)
+        #expect(error.code == .invalidStandardStream)
+        #expect(error.detail.contains("standardOutput: this Pipe's write end was given to another ProcessProcedure"))
+        #expect(String(decoding: try pipe.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self) == "one\n")
+    }
+
+    @Test func standardOutputAndErrorMayShareOnePipe() async throws {
+        let pipe = Pipe()
+        _ = try await queue.run(
+            ProcessProcedure(
+                launchPath: "/bin/sh", arguments: ["-c", "echo out; echo err >&2"], standardError: pipe,
+                standardOutput: pipe))
+        #expect(String(decoding: try pipe.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self) == "out\nerr\n")
+    }
+
+    @Test func aWriteEndSharedAsAFileHandleGoesToEveryChild() async throws {
+        let pipe = Pipe()
+        let writers = (1...3).map { number in
+            ProcessProcedure(
+                command: "echo", arguments: ["\(number)"], standardOutput: .fileHandle(pipe.fileHandleForWriting))
+        }
+        queue.addOperations(writers, waitUntilFinished: false)
+        for writer in writers { await writer.waitUntilFinished() }
+        try pipe.fileHandleForWriting.close()
+        let lines = String(decoding: try pipe.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        #expect(lines.split(separator: "\n").sorted() == ["1", "2", "3"])
+        #expect(writers.allSatisfy { $0.errors.isEmpty })
+    }
+
     @Test func aPipesChildEndIsClosedWhenTheRequestIsRefused() async throws {
         let pipe = Pipe()
         let procedure = ProcessProcedure(launchPath: "/nonexistent/tool", standardOutput: pipe)

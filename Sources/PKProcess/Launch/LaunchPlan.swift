@@ -12,7 +12,7 @@ struct LaunchPlan: Sendable {
     let input: ProcessInputSource
     let output: ProcessOutputDestination
     let error: ProcessOutputDestination
-    /// Whether the child leads a process group of its own (``ProcessProcedure/usesOwnProcessGroup``).
+    /// Whether the child leads a process group of its own (``ProcessProcedure/usesOwnProcessGroup``, decided).
     let usesOwnProcessGroup: Bool
 
     typealias Failure = ProcessProcedure.Error

@@ -19,8 +19,8 @@ struct ParentEnds {
 
 /// Launches a ``LaunchPlan`` with `posix_spawn`.
 ///
-/// - The child leads a new process group (`POSIX_SPAWN_SETPGROUP`), so that cancelling signals it and everything
-///   it started, and a terminal's Ctrl-C reaches this process alone.
+/// - The child leads a new process group (`POSIX_SPAWN_SETPGROUP`) when the plan says so, so that cancelling
+///   signals it and everything it started, and a terminal's Ctrl-C reaches this process alone.
 /// - Its signal mask is empty and every signal has its default action (`SETSIGMASK`, `SETSIGDEF`), whatever this
 ///   process's threads block or ignore (Swift programs often ignore `SIGPIPE`; libdispatch blocks signals it
 ///   watches).
@@ -37,7 +37,11 @@ enum Spawner {
     /// to the child are closed here, after the spawn, whether or not it succeeded. Files are opened by `opener`,
     /// which waits for a FIFO's other end until the procedure is cancelled (then this throws, and nothing is
     /// spawned).
-    static func spawn(_ plan: LaunchPlan, opener: StreamFileOpener) throws(Failure) -> (pid: pid_t, ends: ParentEnds) {
+    ///
+    /// `Pipe` ends are claimed for `owner` (``PipeEndClaims``): an end claimed by another fails the launch.
+    static func spawn(
+        _ plan: LaunchPlan, opener: StreamFileOpener, owner: AnyObject
+    ) throws(Failure) -> (pid: pid_t, ends: ParentEnds) {
         var ends = ParentEnds()
         var childSide: [Int32] = []
         var handedOver: [FileHandle] = []
@@ -75,14 +79,25 @@ enum Spawner {
                 posix_spawn_file_actions_adddup2(&actions, source, target)
             }
             // A handle's descriptor is copied, and a `Pipe`'s made close-on-exec (Foundation leaves them inheritable,
-            // and without `addclosefrom` every child would inherit them), under the handles lock.
+            // and without `addclosefrom` every child would inherit them) once its end is claimed, under the handles
+            // lock.
             func copy(_ handle: FileHandle, stream: String, pipe: Pipe? = nil) throws(Failure) -> Int32 {
-                let copy = withHandlesLocked {
+                let copy: Int32? = withHandlesLocked { claims in
                     if let pipe {
+                        guard claims.claim(handle, for: owner) else { return nil }
                         _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
                         _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
                     }
                     return fcntl(handle.fileDescriptor, F_DUPFD_CLOEXEC, 3)
+                }
+                guard let copy else {
+                    let end = stream == "standardInput" ? "read" : "write"
+                    throw Failure(
+                        code: .invalidStandardStream,
+                        detail: "\(stream): this Pipe's \(end) end was given to another ProcessProcedure first; a Pipe "
+                            + "end goes to one process, as with Foundation.Process (give each process a Pipe of its "
+                            + "own, or share a write end as .fileHandle(pipe.fileHandleForWriting) and close it once "
+                            + "all have launched)")
                 }
                 guard copy >= 0 else {
                     throw Failure(
@@ -181,7 +196,7 @@ enum Spawner {
                 } else {
                     posix_spawn(&pid, plan.path, &actions, &attributes, argv, environ)
                 }
-            withHandlesLocked {
+            withHandlesLocked { _ in
                 for handle in handedOver { try? handle.close() }
             }
             guard spawned == 0 else {
@@ -204,12 +219,12 @@ enum Spawner {
 }
 
 /// The lock under which this module copies, changes and closes descriptors of the `FileHandle`s and `Pipe`s it is
-/// given: two procedures given one `Pipe` (several writers into one reader) each close their copy of its write end
-/// after launch, and Foundation's `FileHandle.close()` checks and closes without a lock of its own, so without this
-/// the descriptor could be closed twice, the second time after it was reused.
-private let handlesLock = PKMutex(())
+/// given, and claims `Pipe` ends (``PipeEndClaims``): Foundation's `FileHandle.close()` checks and closes without a
+/// lock of its own, so without it a descriptor could be copied as it is closed, or closed twice, the second time
+/// after it was reused. A leaf: nothing else is locked while it is held.
+private let handlesLock = PKMutex(PipeEndClaims())
 
-/// Runs `body` under ``handlesLock``.
-func withHandlesLocked<Result>(_ body: () -> Result) -> Result {
-    handlesLock.withLock { _ in body() }
+/// Runs `body` under ``handlesLock``, with the claims it guards.
+func withHandlesLocked<Result>(_ body: (inout PipeEndClaims) -> Result) -> Result {
+    handlesLock.withLock { body(&$0) }
 }

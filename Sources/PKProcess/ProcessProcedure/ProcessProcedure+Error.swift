@@ -28,7 +28,8 @@ extension ProcessProcedure {
             case invalidEnvironment
             /// The working directory does not exist or is not a directory.
             case invalidCurrentDirectory
-            /// A standard stream is of a type this module does not handle, or a file for it could not be opened.
+            /// A standard stream is of a type this module does not handle, a file for it could not be opened, or a
+            /// `Pipe` end for it was given to another procedure first.
             case invalidStandardStream
             /// `posix_spawn` (or a descriptor it needed) failed; ``Error/detail`` has the system's message.
             case launchFailed

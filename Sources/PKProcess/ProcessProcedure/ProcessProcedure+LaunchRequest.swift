@@ -119,22 +119,20 @@ extension ProcessProcedure.LaunchRequest {
 
     /// Closes this process's copies of the child's ends of `Pipe` streams, as a launch would have: called when the
     /// procedure finishes without launching, so that whatever waits at the pipe's other end (another process, a
-    /// reader) is not left waiting for a child that never came.
-    func releasePipeEnds(inputOverride: ProcessInputSource?) {
-        withHandlesLocked { releasePipeEndsLocked(inputOverride: inputOverride) }
-    }
-
-    private func releasePipeEndsLocked(inputOverride: ProcessInputSource?) {
-        if inputOverride == nil {
-            switch ProcessInputSource.from(standardInput)?.kind {
-            case .pipe(let pipe): try? pipe.fileHandleForReading.close()
-            default: break
+    /// reader) is not left waiting for a child that never came. Only ends that `owner` may claim are closed: an end
+    /// another procedure claimed first is that procedure's to close (``PipeEndClaims``).
+    func releasePipeEnds(inputOverride: ProcessInputSource?, owner: AnyObject) {
+        withHandlesLocked { claims in
+            var ends: [FileHandle] = []
+            if inputOverride == nil, case .pipe(let pipe) = ProcessInputSource.from(standardInput)?.kind {
+                ends.append(pipe.fileHandleForReading)
             }
-        }
-        for stream in [standardOutput, standardError] {
-            if case .pipe(let pipe) = ProcessOutputDestination.from(stream)?.kind {
-                try? pipe.fileHandleForWriting.close()
+            for stream in [standardOutput, standardError] {
+                if case .pipe(let pipe) = ProcessOutputDestination.from(stream)?.kind {
+                    ends.append(pipe.fileHandleForWriting)
+                }
             }
+            for end in ends where claims.claim(end, for: owner) { try? end.close() }
         }
     }
 }

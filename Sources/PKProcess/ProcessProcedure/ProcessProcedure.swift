@@ -29,8 +29,11 @@ import PKCore
 ///   group, and `SIGKILL` when ``terminationGracePeriod`` has passed; the procedure finishes once the child is
 ///   reaped and the group is empty, with the cancellation's errors only (ProcedureKit hides how the process
 ///   ended).
-/// - The child leads its own process group. When it exits, what it left running in that group is ended the same
-///   way (`SIGTERM`, then `SIGKILL` after the grace period) unless ``endsProcessGroupOnExit`` is `false`.
+/// - The child leads a process group of its own, unless this program runs in the foreground of a terminal (see
+///   ``usesOwnProcessGroup``). When it exits, what it left running in that group is ended the same way (`SIGTERM`,
+///   then `SIGKILL` after the grace period) unless ``endsProcessGroupOnExit`` is `false`.
+/// - A `Pipe` end goes to one procedure: a second procedure given the same end fails with
+///   ``Error/Code/invalidStandardStream`` before anything is launched.
 ///
 /// Each running process has a supervising thread of its own (not a thread of the queue or of Swift's
 /// cooperative pool), which feeds its input, drains its output, calls `processDidLaunch`, line handlers and
@@ -58,7 +61,8 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
         var standardInputOverride: ProcessInputSource?
         var terminationGracePeriod: Duration = .seconds(5)
         var endsProcessGroupOnExit = true
-        var usesOwnProcessGroup = true
+        /// `nil` until set: then decided at launch (``ProcessProcedure/usesOwnProcessGroup``).
+        var usesOwnProcessGroup: Bool?
         var namesGroupsByNumber = false
     }
 
@@ -172,21 +176,35 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
 
     /// Whether processes the child left running in its process group when it exited are ended (`SIGTERM`, then
     /// `SIGKILL` after ``terminationGracePeriod``) before the procedure finishes: `true` unless set before the
-    /// procedure executes. Processes that left the group (`setsid`, a daemon's double fork) are not touched.
+    /// procedure executes.
+    ///
+    /// `true` keeps the module's promise that nothing a procedure started outlives it, and is what a service running
+    /// jobs wants: a script's forgotten `server &` is ended with the script, as it would be on cancellation.
+    /// `Foundation.Process` leaves such processes running; set `false` for a child that starts a background
+    /// process on purpose and expects it to stay, or have the child detach it from the group (`setsid`; `nohup`
+    /// does not). Processes that left the group (`setsid`, a daemon's double fork) are never touched, and without a
+    /// group of its own (``usesOwnProcessGroup``) there is no group to end.
     public var endsProcessGroupOnExit: Bool {
         get { values.withLock { $0.endsProcessGroupOnExit } }
         set { values.withLock { $0.endsProcessGroupOnExit = newValue } }
     }
 
-    /// Whether the child leads a process group of its own (`true` unless set before the procedure executes).
+    /// Whether the child leads a process group of its own; unless set before the procedure executes, decided when it
+    /// launches: `true`, except when this process is in the foreground of a terminal.
     ///
-    /// In its own group, the child and everything it starts are signalled together (cancellation, suspension,
-    /// ``endsProcessGroupOnExit``), and a terminal's Ctrl-C reaches this process only. But a group of its own is a
-    /// background group on a terminal: a child that reads an inherited terminal (a password prompt, an editor) is
-    /// stopped by `SIGTTIN`, and the procedure waits until it is cancelled. Set `false` for such interactive
-    /// children: the child then stays in this process's group, and only the child itself is signalled.
+    /// In a group of its own, the child and everything it starts are signalled together (cancellation, suspension,
+    /// ``endsProcessGroupOnExit``), and nothing the child started is left behind; a terminal's Ctrl-C reaches this
+    /// process only, which decides what to cancel. But a group of its own is a background group on a terminal: a child
+    /// that reads the terminal (a password prompt from `sudo` or `ssh`, an editor, a `[y/N]` question) would be
+    /// stopped by `SIGTTIN`, and the procedure would wait until cancelled. So a program run in the foreground of a
+    /// terminal (a command-line tool; ``ControllingTerminal``) keeps its children in its own group, as
+    /// `Foundation.Process` does: they can use the terminal, Ctrl-C reaches them as it reaches this process, and
+    /// cancellation signals the child alone. A service, a container, a CI job (no controlling terminal) and a program
+    /// in the background get a group per child. Set `true` (say, for children that never read the terminal, to stop
+    /// their own children on cancellation) or `false` to choose; reading the property before the procedure launches
+    /// gives what would be decided now.
     public var usesOwnProcessGroup: Bool {
-        get { values.withLock { $0.usesOwnProcessGroup } }
+        get { values.withLock { $0.usesOwnProcessGroup } ?? !ControllingTerminal.thisProcessIsInTheForeground() }
         set { values.withLock { $0.usesOwnProcessGroup = newValue } }
     }
 
@@ -213,12 +231,13 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
             finish(withResult: .failure(ProcedureKitError.requirementNotSatisfied()))
             return
         }
-        let (inputOverride, gracePeriod, endsGroup, ownGroup, byNumber) = values.withLock {
+        let (inputOverride, gracePeriod, endsGroup, chosenGroup, byNumber) = values.withLock {
             (
                 $0.standardInputOverride, $0.terminationGracePeriod, $0.endsProcessGroupOnExit, $0.usesOwnProcessGroup,
                 $0.namesGroupsByNumber
             )
         }
+        let ownGroup = chosenGroup ?? !ControllingTerminal.thisProcessIsInTheForeground()
         guard !isCancelled else {
             finish()
             return
@@ -258,7 +277,7 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
         let (request, launched, inputOverride) = values.withLock {
             ($0.input.value, $0.processIdentifier != 0, $0.standardInputOverride)
         }
-        if !launched { request?.releasePipeEnds(inputOverride: inputOverride) }
+        if !launched { request?.releasePipeEnds(inputOverride: inputOverride, owner: lifecycle) }
     }
 
     private func childDidLaunch(_ pid: pid_t) {

@@ -48,7 +48,8 @@ public struct ProcessInputSource: Sendable {
     }
 
     /// The read end of `pipe`, as `Foundation.Process` does: after launch this process closes its copy of that end,
-    /// and you write to `pipe.fileHandleForWriting`.
+    /// and you write to `pipe.fileHandleForWriting`. The end goes to one procedure: another procedure given it fails
+    /// with ``ProcessProcedure/Error/Code/invalidStandardStream`` before launching, whichever launches first.
     public static func pipe(_ pipe: Pipe) -> ProcessInputSource { ProcessInputSource(kind: .pipe(pipe)) }
 
     /// The source for a ProcedureKit-style `standardInput: Any?`: `nil`, a ``ProcessInputSource``, `Data`, a

@@ -92,6 +92,12 @@ public struct ProcessOutputDestination: Sendable {
 
     /// The write end of `pipe`, as `Foundation.Process` does: after launch this process closes its copy of that
     /// end, so that reading `pipe.fileHandleForReading` ends when the child (and whatever inherited it) is done.
+    ///
+    /// So the end goes to one procedure: another procedure given it fails with
+    /// ``ProcessProcedure/Error/Code/invalidStandardStream`` before launching, whichever launches first. Standard
+    /// output and standard error of one procedure may share it. For several children writing into one pipe, give each
+    /// ``fileHandle(_:)`` with `pipe.fileHandleForWriting` (duplicated, and left open), and close it once they have
+    /// all launched.
     public static func pipe(_ pipe: Pipe) -> ProcessOutputDestination { ProcessOutputDestination(kind: .pipe(pipe)) }
 
     /// This destination, also capturing up to `limit` bytes (see ``capture(limit:)``). Combines with

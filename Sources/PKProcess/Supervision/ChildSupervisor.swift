@@ -44,7 +44,8 @@ struct ChildSupervisor: Sendable {
         let pid: pid_t
         let ends: ParentEnds
         do {
-            (pid, ends) = try Spawner.spawn(plan, opener: StreamFileOpener(lifecycle: lifecycle, wake: wake))
+            (pid, ends) = try Spawner.spawn(
+                plan, opener: StreamFileOpener(lifecycle: lifecycle, wake: wake), owner: lifecycle)
         } catch {
             let cancelled = lifecycle.launchFailed()
             wake.close()
