@@ -124,6 +124,27 @@ import Testing
         if namesGroupsByNumber { #expect(recorded == "unreaped\n") } else { #expect(!recorded.isEmpty) }
     }
 
+    @Test(arguments: [false, true])
+    func aChildReapedElsewhereFailsAndItsGroupIsEndedOnlyWhereThatIsExact(namesGroupsByNumber: Bool) async throws {
+        // Another waitpid (here, in processDidLaunch, before the supervisor watches) reaps the child: its id is free
+        // for reuse. Through the pidfd the group is still named exactly and ended; by its id it is left alone.
+        let directory = try TemporaryDirectory()
+        let pidFile = directory.url.appendingPathComponent("pid")
+        let procedure = ProcessProcedure(
+            command: "sh", arguments: ["-c", "sleep 3600 & echo $! > \(pidFile.path)"],
+            processDidLaunch: { procedure in
+                var status: Int32 = 0
+                _ = waitpid(procedure.processIdentifier, &status, 0)
+            })
+        procedure.namesGroupsByNumber = namesGroupsByNumber
+        let error = try #require(await queue.outcome(of: procedure).processError)
+        #expect(error.code == .statusUnavailable)
+        let text = try String(contentsOf: pidFile, encoding: .utf8)
+        let leftBehind = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        defer { kill(leftBehind, SIGKILL) }
+        #expect(ProcessInspection.isAlive(leftBehind) == namesGroupsByNumber)
+    }
+
     @Test func suspendStopsTheGroupAndResumeContinuesIt() async throws {
         let procedure = ProcessProcedure(command: "sleep", arguments: ["3600"])
         queue.addOperation(procedure)

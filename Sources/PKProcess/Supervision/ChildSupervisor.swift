@@ -97,8 +97,10 @@ struct ChildSupervisor: Sendable {
     /// ``endsProcessGroup``, and reaps it, never signalling a group whose id may name another since:
     /// - where the kernel signals a group through a pidfd (Linux ≥ 6.9), the child is reaped first and the group
     ///   ended through `pidfd` (PERF(W21): a group that emptied with its leader costs one system call);
-    /// - otherwise the group is ended by its id while the unreaped child keeps that id from being reused, then the
-    ///   child is reaped.
+    /// - otherwise the group is ended by its id while the unreaped child keeps that id from being reused (looking
+    ///   through `/proc` for its live members), then the child is reaped. A child reaped by someone else (`SIGCHLD`
+    ///   ignored, another library's `waitpid(-1)`) pins nothing, and its group is then left alone: another reaper
+    ///   that takes the child between that check and a signal is the one window this cannot close.
     private func endGroupAndReap(
         _ pid: pid_t, pidfd: Int32, cancelled: Bool, killDeadline: ContinuousClock.Instant?
     ) -> Result<(Int32, Process.TerminationReason), SystemCallError> {
@@ -109,7 +111,9 @@ struct ChildSupervisor: Sendable {
             ProcessGroup.throughPidfd(pidfd, id: pid).end(alreadySignalled: cancelled, deadline: deadline)
             return status
         }
-        ProcessGroup.pinnedByItsLeader(pid).end(alreadySignalled: cancelled, deadline: deadline)
+        if ProcessGroup.isUnreapedZombie(pid) {
+            ProcessGroup.pinnedByItsLeader(pid).end(alreadySignalled: cancelled, deadline: deadline)
+        }
         return Self.reap(pid)
     }
 

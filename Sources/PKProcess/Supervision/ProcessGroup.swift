@@ -30,12 +30,23 @@ struct ProcessGroup {
     /// The group `id`, named by its number: only while its leader is unreaped.
     static func pinnedByItsLeader(_ id: pid_t) -> ProcessGroup { ProcessGroup(id: id, pidfd: -1) }
 
-    /// Whether this kernel signals a process group through `pidfd`: asked while the pidfd's process is not yet
-    /// reaped (a zombie still counts as a member of its group, so the answer is yes unless the kernel refuses the
-    /// flag).
+    /// Whether this kernel signals a process group through `pidfd` (it refuses the flag with `EINVAL` before Linux
+    /// 6.9). An empty group (`ESRCH`: the child was reaped elsewhere, and left nothing) is signalled through it too.
     static func canSignalThroughPidfd(_ pidfd: Int32) -> Bool {
         guard pidfd >= 0, let send = SystemCalls.pidfdSendSignal else { return false }
-        return send(pidfd, 0, nil, SystemCalls.pidfdSignalProcessGroup) == 0
+        return send(pidfd, 0, nil, SystemCalls.pidfdSignalProcessGroup) == 0 || errno == ESRCH || errno == EPERM
+    }
+
+    /// Whether `pid`, a child of this process, has exited and is not reaped yet: then it keeps its id, and the id of
+    /// the group it leads, from being given to another process.
+    static func isUnreapedZombie(_ pid: pid_t) -> Bool {
+        var information = siginfo_t()
+        guard waitid(P_PID, id_t(pid), &information, WEXITED | WNOHANG | WNOWAIT) == 0 else { return false }
+        #if canImport(Darwin)
+            return information.si_pid == pid
+        #else
+            return information._sifields._sigchld.si_pid == pid
+        #endif
     }
 
     /// Sends `signal` to every process of the group; whether one was found.
