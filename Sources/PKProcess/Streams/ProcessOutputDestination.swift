@@ -12,8 +12,8 @@ import Foundation
 ///
 /// Output read by this process (``capture(limit:)``, ``lines(_:)``, ``log``) goes through a pipe drained by the
 /// procedure's supervising thread, so the child never blocks on a full pipe. When the process exits, what it
-/// wrote is read to the end; output that processes it left behind write later is not waited for (their pipe is
-/// closed on our side).
+/// wrote is read to the end, however much its pipe held (a child may grow its pipe); output that processes it left
+/// behind write after its exit is neither waited for nor counted (their pipe is closed on our side).
 public struct ProcessOutputDestination: Sendable {
 
     /// What is done with output read through a pipe.
