@@ -197,7 +197,7 @@ open class ProcessProcedure: Procedure, InputProcedure, OutputProcedure, @unchec
     /// process only, which decides what to cancel. But a group of its own is a background group on a terminal: a child
     /// that reads the terminal (a password prompt from `sudo` or `ssh`, an editor, a `[y/N]` question) would be
     /// stopped by `SIGTTIN`, and the procedure would wait until cancelled. So a program run in the foreground of a
-    /// terminal (a command-line tool; ``ControllingTerminal``) keeps its children in its own group, as
+    /// terminal (a command-line tool) keeps its children in its own group, as
     /// `Foundation.Process` does: they can use the terminal, Ctrl-C reaches them as it reaches this process, and
     /// cancellation signals the child alone. A service, a container, a CI job (no controlling terminal) and a program
     /// in the background get a group per child. Set `true` (say, for children that never read the terminal, to stop
