@@ -38,6 +38,49 @@
         }
     }
 
+    private struct ExportRequest: Codable, Sendable {
+        var scope: String
+    }
+
+    /// The article's export job: exports nothing, completes with the scope.
+    private final class Export: Procedure, DurableProcedure, @unchecked Sendable {
+        // @unchecked Sendable: the input and the output are behind their Mutexes.
+        static let kind = "guide.export"
+        private let inputValue = Mutex<Pending<ExportRequest>>(.pending)
+        private let outputValue = Mutex<Pending<ProcedureResult<String>>>(.pending)
+
+        var input: Pending<ExportRequest> {
+            get { inputValue.withLock { $0 } }
+            set { inputValue.withLock { $0 = newValue } }
+        }
+
+        var output: Pending<ProcedureResult<String>> {
+            get { outputValue.withLock { $0 } }
+            set { outputValue.withLock { $0 = newValue } }
+        }
+
+        required override init() { super.init() }
+
+        override func execute() { finish(withResult: .success(input.value?.scope ?? "")) }
+    }
+
+    // "Limits"
+    private func limits(_ queue: DurableQueue) async throws -> DurableWorker {
+        let worker = try DurableWorker(
+            queue: queue, concurrency: 8, queues: ["default", "exports"], queueConcurrency: ["exports": 2])
+        try await queue.setConcurrencyLimit(4, queue: "exports")  // at most 4 exports at once, fleet-wide
+        return worker
+    }
+
+    // "Periodic jobs"
+    private func periodic(_ queue: DurableQueue) throws -> DurableWorker {
+        let nightly = try DurablePeriodicJob(
+            name: "nightly-export", schedule: .cron("0 2 * * *", timeZone: TimeZone(identifier: "Europe/Paris")!),
+            Export.self, input: ExportRequest(scope: "all"), runOnStart: false, missedPeriods: .runLatest)
+        let scheduler = try DurableWorker(queue: queue, periodicJobs: [nightly])
+        return scheduler
+    }
+
     // "Named queues"
     private func namedQueues(_ queue: DurableQueue, mail: Mail) async throws -> (JobID, [DurableWorker]) {
         let id = try await queue.enqueue(SendMail.self, input: mail, options: DurableJobOptions(queue: "mail"))
@@ -59,6 +102,9 @@
                 for worker in workers { try await fixture.stop(worker) }
                 #expect(sent == "ops@example.com")
                 #expect(try await fixture.queue.attempts(of: id).map(\.worker) == [workers[0].name])
+                let limited = try await limits(fixture.queue)
+                #expect(limited.queueConcurrency == ["exports": 2])
+                #expect(try periodic(fixture.queue).periodicJobs.map(\.name) == ["nightly-export"])
             }
         }
     }
