@@ -61,9 +61,10 @@
         }
 
         /// Closes the connection, on the queue once the work already queued there is done; callable from any
-        /// thread, the queue's own included. A later call opens a new one.
-        func close() {
-            queue.async {
+        /// thread, the queue's own included. A later call opens a new one. With `group`, the close is part of it
+        /// (so the caller learns when the work in flight is over).
+        func close(in group: DispatchGroup? = nil) {
+            queue.async(group: group) {
                 self.connection?.close()
                 self.connection = nil
             }

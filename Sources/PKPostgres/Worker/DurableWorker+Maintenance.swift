@@ -40,12 +40,13 @@
                     counters.withLock { $0.reaped += total }
                     log(.info, "requeued or failed \(total) job(s) whose leases expired")
                 }
+                guard !stopWaiters.withLock({ $0.stopped }) else { return }
                 if let woken = try maintenanceLane.onQueue({ try queue.store.wakeStrandedWaiters(batch: 100, $0) }),
                     woken > 0
                 {
                     log(.warning, "woke \(woken) job(s) left waiting for categories nobody holds")
                 }
-                try applyRetention()
+                if !stopWaiters.withLock({ $0.stopped }) { try applyRetention() }
             } catch {
                 log(.warning, "maintenance failed: \(error)")
             }
@@ -109,6 +110,8 @@
             // A period is missed when its job was not enqueued within a lease of its time.
             let grace = Self.seconds(leaseDuration)
             for periodic in periodicJobs {
+                // Stopped meanwhile: nothing more (a call would open the lane's connection again).
+                guard !stopWaiters.withLock({ $0.stopped }) else { return }
                 do {
                     guard
                         let check = try maintenanceLane.onQueue({

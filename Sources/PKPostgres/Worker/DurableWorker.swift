@@ -74,7 +74,10 @@
         let lastRetentionRun = PKMutex<ContinuousClock.Instant?>(nil)
 
         struct StopWaiters {
+            /// Set as stopping finishes: every loop of the worker stops at its next look.
             var stopped = false
+            /// Set once the lanes' work in flight is over and their connections closed: waiters resume then.
+            var closed = false
             var continuations: [CheckedContinuation<Void, Never>] = []
             var semaphores: [DispatchSemaphore] = []
         }
@@ -253,7 +256,7 @@
         public func waitUntilStopped() async {
             await withCheckedContinuation { continuation in
                 let resumeNow = stopWaiters.withLock { waiters -> Bool in
-                    if waiters.stopped { return true }
+                    if waiters.closed { return true }
                     waiters.continuations.append(continuation)
                     return false
                 }
@@ -266,7 +269,7 @@
         public func syncWaitUntilStopped(timeout: Duration = .seconds(3_600)) -> Bool {
             let semaphore = DispatchSemaphore(value: 0)
             let stopped = stopWaiters.withLock { waiters -> Bool in
-                if waiters.stopped { return true }
+                if waiters.closed { return true }
                 waiters.semaphores.append(semaphore)
                 return false
             }
@@ -279,17 +282,22 @@
             case .none:
                 break
             case .finishStopping:
-                let waiters = stopWaiters.withLock { waiters in
-                    waiters.stopped = true
-                    defer { waiters = StopWaiters(stopped: true) }
-                    return waiters
-                }
-                outcomeLane.close()
-                heartbeatLane.close()
-                maintenanceLane.close()
+                stopWaiters.withLock { $0.stopped = true }
+                // Stopped means stopped: the waiters hear of it once the work in flight on the lanes (a last
+                // outcome, a maintenance transaction, a periodic job's check) is over and their connections closed.
+                let lanesClosed = DispatchGroup()
+                outcomeLane.close(in: lanesClosed)
+                heartbeatLane.close(in: lanesClosed)
+                maintenanceLane.close(in: lanesClosed)
                 deadlines.withLock { $0.take() }?.stop()
-                for continuation in waiters.continuations { continuation.resume() }
-                for semaphore in waiters.semaphores { semaphore.signal() }
+                lanesClosed.notify(queue: .global()) { [self] in
+                    let waiters = stopWaiters.withLock { waiters in
+                        defer { waiters = StopWaiters(stopped: true, closed: true) }
+                        return waiters
+                    }
+                    for continuation in waiters.continuations { continuation.resume() }
+                    for semaphore in waiters.semaphores { semaphore.signal() }
+                }
             }
         }
 
