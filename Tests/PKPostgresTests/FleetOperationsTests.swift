@@ -50,7 +50,7 @@
             let schema = Fleet.schemaName()
             defer { Fleet.dropSchemas(database, schema) }
             let report = try await runBlocking { () throws -> TickReport in
-                let tick = ["--tick-every-ms", "100"]
+                let tick = ["--tick-every-ms", "200"]
                 var workers = try ["a", "b", "c"].map { try Self.worker(database, schema, $0, tick) }
                 defer { for child in workers { child.send(SIGKILL) } }
                 // Kill a worker at a time, replacing it, while the ticks go on.

@@ -37,7 +37,11 @@
                 input.outputPadding = 64 << 20
                 let id = try await fixture.queue.enqueue(TestJob.self, input: input, options: Self.once)
                 try fixture.startWorker()
-                let job = try await fixture.waitUntilFinished(id)
+                // Encoding 64 MiB in a debug build, beside the other suites, took more than the usual 20 s guard once.
+                let job = try await withHangTimeout("\(id) to finish", timeout: .seconds(120)) {
+                    [queue = fixture.queue] in
+                    try await queue.waitUntilFinished(id)
+                }
                 #expect(job.state == .failed)
                 #expect(job.errors.count == 1)
                 #expect(job.errors.first?.contains("more than the \(64 << 20) a job may store") == true)

@@ -64,7 +64,7 @@
         @Test func runOnStartRunsAtOnceTheFirstTimeTheFleetSeesTheJob() async throws {
             try await withFixture { fixture in
                 let daily = try DurablePeriodicJob(
-                    name: "daily", schedule: .cron("0 3 * * *"), TestJob.self, input: fixture.input("daily"),
+                    name: "daily", schedule: .cron("0 0 1 1 *"), TestJob.self, input: fixture.input("daily"),
                     runOnStart: true)
                 let worker = try fixture.startWorker(periodicJobs: [daily])
                 try await eventually("the job to run on start") { fixture.probe.hasStarted("daily") }
@@ -78,22 +78,25 @@
 
         @Test func missedPeriodsRunOnceOrAreSkippedAsTheJobSays() async throws {
             try await withFixture { fixture in
-                let minutely = try DurablePeriodicJob(
-                    name: "catch-up", schedule: .every(.seconds(60)), TestJob.self, input: fixture.input("catch-up"))
+                // Yearly (on 1 January, UTC), so that no period falls due while the test runs.
+                let yearly = try DurableSchedule.cron("0 0 1 1 *")
+                let catchUp = try DurablePeriodicJob(
+                    name: "catch-up", schedule: yearly, TestJob.self, input: fixture.input("catch-up"))
                 let strict = try DurablePeriodicJob(
-                    name: "strict", schedule: .every(.seconds(60)), TestJob.self, input: fixture.input("strict"),
-                    missedPeriods: .skip)
-                // As if the fleet had been down for an hour since their last periods.
+                    name: "strict", schedule: yearly, TestJob.self, input: fixture.input("strict"), missedPeriods: .skip
+                )
+                // As if the fleet had been down for three years since their last periods: three periods missed.
                 for name in ["catch-up", "strict"] {
                     _ = try await fixture.sql(
                         """
                         INSERT INTO \(fixture.schema).periodic (name, last_period_at)
-                        VALUES ($1, now() - interval '1 hour')
+                        VALUES ($1, date_trunc('year', now()) - interval '3 years' + interval '1 day')
                         """, [name])
                 }
-                let worker = try fixture.startWorker(periodicJobs: [minutely, strict])
+                let worker = try fixture.startWorker(periodicJobs: [catchUp, strict])
                 try await eventually("the latest missed period to run") { fixture.probe.hasStarted("catch-up") }
-                try await eventually("both to be checked") { worker.statistics.periodsSkipped >= 118 }
+                // Two periods of the first skipped (it runs the latest), three of the second.
+                try await eventually("both to be checked") { worker.statistics.periodsSkipped == 5 }
                 #expect(fixture.probe.startedLabels == ["catch-up"])
                 #expect(worker.statistics.periodicEnqueued == 1)
             }
