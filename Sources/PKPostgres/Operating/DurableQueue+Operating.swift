@@ -128,10 +128,7 @@
         ///
         /// - Throws: ``DurableError/invalidOption(_:)`` for a bad queue name or a negative limit.
         public func setConcurrencyLimit(_ limit: Int?, queue name: String) async throws {
-            guard DurableJobOptions.isValidQueueName(name) else {
-                throw DurableError.invalidOption(
-                    "a queue name must be 1 to 64 bytes of letters, digits, '_', '-' and '.', not \"\(name)\"")
-            }
+            try DurableJobOptions.validateQueueName(name)
             if let limit, !(0...1_000_000).contains(limit) {
                 throw DurableError.invalidOption("a queue's concurrency limit must be 0 to 1,000,000, not \(limit)")
             }
@@ -142,10 +139,7 @@
         }
 
         private func setPaused(_ paused: Bool, queue name: String) async throws {
-            guard DurableJobOptions.isValidQueueName(name) else {
-                throw DurableError.invalidOption(
-                    "a queue name must be 1 to 64 bytes of letters, digits, '_', '-' and '.', not \"\(name)\"")
-            }
+            try DurableJobOptions.validateQueueName(name)
             try await lane.run { [self] connection in
                 try migrateOnce(connection)
                 try store.setPaused(paused, queue: name, connection)

@@ -66,6 +66,14 @@
                 }
         }
 
+        /// Throws ``DurableError/invalidOption(_:)`` unless `name` can name a queue (``isValidQueueName(_:)``).
+        static func validateQueueName(_ name: String) throws {
+            guard isValidQueueName(name) else {
+                throw DurableError.invalidOption(
+                    "a queue name must be 1 to 64 bytes of letters, digits, '_', '-' and '.', not \"\(name)\"")
+            }
+        }
+
         /// Options that start the job `delay` seconds from now.
         public static func delayed(by delay: TimeInterval) -> DurableJobOptions {
             // NaN and -∞ mean no delay (they meant about 95 years); +∞ and huge delays are kept to 3e9 s.
@@ -81,10 +89,7 @@
         /// Throws when an option cannot be stored.
         func validate() throws {
             try retry.validate()
-            guard Self.isValidQueueName(queue) else {
-                throw DurableError.invalidOption(
-                    "a queue name must be 1 to 64 bytes of letters, digits, '_', '-' and '.', not \"\(queue)\"")
-            }
+            try Self.validateQueueName(queue)
             // PostgreSQL's timestamptz reaches year 294276; ±2,800 years around 1970 keeps well inside it.
             if let runAt, !(abs(runAt.timeIntervalSince1970) <= 9e10) {
                 throw DurableError.invalidOption("runAt must be a date within 2,800 years of 1970")

@@ -28,7 +28,10 @@
                     perform(
                         state.withLock { $0.shutdown(cancelRunning: false, now: .now, grace: leaseDuration) }.action)
                 }
-                let (limit, held) = state.withLock { ($0.claimLimit(concurrency: concurrency), $0.jobsByQueue) }
+                // The jobs held by queue are counted only when a queue has a limit of this worker's.
+                let (limit, held) = state.withLock { machine in
+                    (machine.claimLimit(concurrency: concurrency), queueConcurrency.isEmpty ? [:] : machine.jobsByQueue)
+                }
                 // A queue at this worker's limit for it is left out of the claim; the others carry their room.
                 let claimable = queues.filter { name in
                     queueConcurrency[name].map { held[name, default: 0] < $0 } ?? true
