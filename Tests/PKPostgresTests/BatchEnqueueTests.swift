@@ -26,11 +26,13 @@
                     #expect(job.state == .available)
                 }
                 try fixture.startWorker(concurrency: 8, queues: ["bulk"])
+                // 500 jobs through one worker beside the other suites: a hang guard of minutes, not the usual 20 s
+                // (a CI run once took longer than that for half of them).
+                try await eventually("every job to complete", timeout: .seconds(180)) {
+                    try await fixture.queue.queueStatistics().count(queue: "bulk", state: .completed) == 500
+                }
                 for id in [ids[0], ids[249], ids[499]] {
                     #expect(try await fixture.waitUntilFinished(id).state == .completed)
-                }
-                try await eventually("every job to complete") {
-                    try await fixture.queue.queueStatistics().count(queue: "bulk", state: .completed) == 500
                 }
                 #expect(Set(fixture.probe.startedLabels) == Set(inputs.map(\.label)))
             }
