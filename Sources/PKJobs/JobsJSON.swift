@@ -30,6 +30,9 @@
             object["finishedAt"] = job.finishedAt.map(date) ?? NSNull()
             object["graph"] = job.graph.map { $0.rawValue as Any } ?? NSNull()
             object["worker"] = job.leaseOwner ?? NSNull()
+            object["metadata"] = job.metadata
+            object["progress"] = job.progress ?? NSNull()
+            object["progressMessage"] = job.progressMessage ?? NSNull()
             return object
         }
 

@@ -57,5 +57,50 @@
                 return
             }
         }
+
+        @Test func aNullableTextArrayKeepsItsNullsAndItsTexts() throws {
+            let connection = try TestDatabase.connect()
+            let values: [String?] = [nil, "NULL", "", "a,b", nil, "q\"uote"]
+            let row = try #require(
+                try connection.execute(
+                    """
+                    SELECT array_to_string(array(SELECT coalesce(v, '<null>') FROM unnest($1::text[]) v), '|') AS a
+                    """, [DurableSchema.nullableTextArray(values)]
+                ).rows.first)
+            #expect(row["a"] == "<null>|NULL||a,b|<null>|q\"uote")
+        }
+
+        @Test func aJobsUniqueKeyStillHoldsAfterTheUpgradeToUniquenessModes() async throws {
+            let schema = try DurableSchema(TestDatabase.uniqueName())
+            let connection = try TestDatabase.connect()
+            defer { _ = try? connection.execute("DROP SCHEMA IF EXISTS \(schema.name) CASCADE") }
+            // A schema at version 3 holding a finished job with a unique key, as the library before left it.
+            try connection.execute("CREATE SCHEMA \(schema.name)")
+            try connection.execute(
+                "CREATE TABLE \(schema.name).schema_versions (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            for (index, migration) in schema.migrations.prefix(3).enumerated() {
+                try connection.execute(migration)
+                try connection.execute(
+                    "INSERT INTO \(schema.name).schema_versions (version) VALUES ($1::integer)", [String(index + 1)])
+            }
+            let old = try #require(
+                try connection.execute(
+                    """
+                    INSERT INTO \(schema.jobs) (kind, state, retry, unique_key, finished_at)
+                    VALUES ('test.job', 'failed', '{"maxAttempts":1}', 'nightly', now()) RETURNING id
+                    """
+                ).rows.first)
+            let queue = try DurableQueue(connectionString: TestDatabase.url, schema: schema.name)
+            try queue.register(TestJob.self)
+            let probe = Probe.make()
+            defer { probe.unregister() }
+            let input = TestInput(probe: probe.name, label: "again")
+            let id = try await queue.enqueue(
+                TestJob.self, input: input, options: DurableJobOptions(uniqueKey: "nightly"))
+            #expect(id.rawValue == (try old.int64("id")))
+            let version = try connection.execute("SELECT max(version) AS v FROM \(schema.name).schema_versions")
+            #expect(version.rows.first?["v"] == String(DurableQueue.schemaVersion))
+        }
     }
 #endif

@@ -54,7 +54,8 @@
         /// attempts are spent; its history is kept. Jobs in other states are left alone. Returns the jobs retried.
         ///
         /// A retried job does not wait for its dependencies again, and jobs cancelled because it failed stay
-        /// cancelled: retry them too (``retry(matching:)`` with their graph's filter), after it.
+        /// cancelled: retry them too (``retry(matching:)`` with their graph's filter), after it. A job whose unique
+        /// key (``DurableJobOptions/unique``) another job holds now is skipped: it would be a duplicate.
         public func retry(_ ids: [JobID]) async throws -> [JobID] {
             try await lane.run { [self] connection in
                 try migrateOnce(connection)

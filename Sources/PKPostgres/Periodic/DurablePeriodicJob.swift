@@ -54,7 +54,7 @@
                 throw DurableError.invalidOption("a periodic job's name must have 1 to 200 bytes")
             }
             try options.validate()
-            guard options.uniqueKey == nil, options.allDependencies.isEmpty else {
+            guard options.uniqueKey == nil, options.unique == nil, options.allDependencies.isEmpty else {
                 throw DurableError.invalidOption(
                     "a periodic job takes no unique key (each period's job has its own), dependencies or input source")
             }

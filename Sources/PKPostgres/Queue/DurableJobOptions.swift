@@ -13,8 +13,15 @@
         /// The earliest time the job may start; `nil` is now. A job starts within the worker's poll interval of it.
         public var runAt: Date?
         /// A key unique among all jobs kept in the table: enqueueing a second job with the same key returns the
-        /// first one's id and stores nothing (`ON CONFLICT`). Pruning a finished job frees its key.
+        /// first one's id and stores nothing (`ON CONFLICT`). Pruning a finished job frees its key. For keys by kind,
+        /// input, queue or period, and among chosen states, use ``unique`` instead (not both).
         public var uniqueKey: String?
+        /// When a new job is a duplicate of one already enqueued (and so stores nothing and returns the existing
+        /// job's id): by kind, input, queue, period and state (``DurableUniqueness``); `nil` (the default) for none.
+        public var unique: DurableUniqueness?
+        /// Text the job carries for operators: listed with it (``DurableJobSnapshot/metadata``), and added to while
+        /// it runs (``DurableJobInfo/recordMetadata(_:)``). Keys of 1 to 200 bytes; at most 64 KiB in all.
+        public var metadata: [String: String]
         /// Jobs that must finish before this one becomes available.
         public var dependencies: [JobID]
         /// When `true`, a failed or cancelled dependency counts as finished; when `false` (the default, as PKConditions'
@@ -40,9 +47,13 @@
         public init(
             priority: Int32 = 0, runAt: Date? = nil, uniqueKey: String? = nil, dependencies: [JobID] = [],
             ignoreFailedDependencies: Bool = false, inputFrom: JobID? = nil, retry: DurableRetryPolicy = .standard,
-            exclusiveCategories: [String] = [], timeout: Duration? = nil, queue: String = DurableJobOptions.defaultQueue
+            exclusiveCategories: [String] = [], timeout: Duration? = nil,
+            queue: String = DurableJobOptions.defaultQueue,
+            unique: DurableUniqueness? = nil, metadata: [String: String] = [:]
         ) {
             self.queue = queue
+            self.unique = unique
+            self.metadata = metadata
             self.priority = priority
             self.runAt = runAt
             self.uniqueKey = uniqueKey
@@ -74,6 +85,31 @@
             }
         }
 
+        /// Throws ``DurableError/invalidOption(_:)`` unless `metadata` can be stored: keys of 1 to 200 bytes, at
+        /// most 64 KiB of keys and values in all, no U+0000 (which `jsonb` refuses).
+        static func validateMetadata(_ metadata: [String: String]) throws {
+            var size = 0
+            for (key, value) in metadata {
+                guard !key.isEmpty, key.utf8.count <= 200 else {
+                    throw DurableError.invalidOption("a metadata key must have 1 to 200 bytes")
+                }
+                guard !key.utf8.contains(0), !value.utf8.contains(0) else {
+                    throw DurableError.invalidOption("metadata must not contain U+0000")
+                }
+                size += key.utf8.count + value.utf8.count
+            }
+            guard size <= 65_536 else {
+                throw DurableError.invalidOption("metadata must have at most 64 KiB, not \(size) bytes")
+            }
+        }
+
+        /// `metadata` as a JSON object.
+        static func metadataJSON(_ metadata: [String: String]) -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return String(decoding: (try? encoder.encode(metadata)) ?? Data("{}".utf8), as: UTF8.self)
+        }
+
         /// Options that start the job `delay` seconds from now.
         public static func delayed(by delay: TimeInterval) -> DurableJobOptions {
             // NaN and -∞ mean no delay (they meant about 95 years); +∞ and huge delays are kept to 3e9 s.
@@ -97,6 +133,16 @@
             if let uniqueKey, uniqueKey.isEmpty || uniqueKey.utf8.count > 1_000 {
                 throw DurableError.invalidOption("uniqueKey must have 1 to 1,000 bytes")
             }
+            if let uniqueKey, uniqueKey.hasPrefix("\u{1F}") {
+                throw DurableError.invalidOption("uniqueKey must not start with U+001F")
+            }
+            if let unique {
+                guard uniqueKey == nil else {
+                    throw DurableError.invalidOption("a job takes uniqueKey or unique, not both")
+                }
+                try unique.validate()
+            }
+            try Self.validateMetadata(metadata)
             for category in exclusiveCategories where category.isEmpty || category.utf8.count > 200 {
                 throw DurableError.invalidOption("an exclusive category must have 1 to 200 bytes")
             }

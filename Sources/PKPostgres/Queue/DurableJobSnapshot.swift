@@ -37,6 +37,14 @@
         public let pendingDependencies: Int
         /// Whether a cancellation was requested while it ran.
         public let isCancelRequested: Bool
+        /// The metadata given at enqueue (``DurableJobOptions/metadata``) and recorded while it ran
+        /// (``DurableJobInfo/recordMetadata(_:)``).
+        public let metadata: [String: String]
+        /// The fraction done (0 to 1) its latest attempt reported (PKCore's `reportProgress`, written by the worker
+        /// about once a second while it runs); 1 once it completed; `nil` when the attempt reported nothing.
+        public let progress: Double?
+        /// The message of the latest progress report, if it had one.
+        public let progressMessage: String?
 
         init(row: PostgresRow) throws {
             id = JobID(rawValue: try row.int64("id"))
@@ -59,6 +67,10 @@
             outputJSON = row["output"]
             pendingDependencies = Int(try row.int64("pending_dependencies"))
             isCancelRequested = try row.bool("cancel_requested")
+            metadata =
+                (try? JSONDecoder().decode([String: String].self, from: Data((row["metadata"] ?? "{}").utf8))) ?? [:]
+            progress = row["progress"].flatMap(Double.init)
+            progressMessage = row["progress_message"]
         }
     }
 

@@ -88,5 +88,32 @@
         /// For a job a periodic schedule enqueued (``DurablePeriodicJob``), the time of the period it runs for: the
         /// same on every attempt, so a natural key for what the job does once per period.
         public var periodStart: Date? = nil
+        /// Where ``recordMetadata(_:)`` keeps what it is given until the worker writes it; `nil` outside a worker.
+        var journal: DurableJobJournal? = nil
+
+        /// Adds `entries` to the job's metadata (``DurableJobSnapshot/metadata``; a key recorded again takes the new
+        /// value), for operators to see while it runs: the worker writes it within about a second, and at the
+        /// latest with the attempt's outcome. Call it from the procedure, from any thread.
+        ///
+        /// The procedure's progress (PKCore's `reportProgress`) is shown the same way, with nothing to call.
+        ///
+        /// - Throws: ``DurableError/invalidOption(_:)`` for a key of more than 200 bytes, an empty key, U+0000, or
+        ///   more than 64 KiB recorded by one attempt. Outside a worker (a procedure run by hand), does nothing.
+        public func recordMetadata(_ entries: [String: String]) throws {
+            try journal?.record(entries)
+        }
+
+        /// Whether two infos describe the same attempt (the journal is not compared).
+        public static func == (lhs: DurableJobInfo, rhs: DurableJobInfo) -> Bool {
+            lhs.id == rhs.id && lhs.kind == rhs.kind && lhs.attempt == rhs.attempt && lhs.maxAttempts == rhs.maxAttempts
+                && lhs.graph == rhs.graph && lhs.workerName == rhs.workerName && lhs.periodStart == rhs.periodStart
+        }
+
+        /// Hashes what ``==`` compares.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(attempt)
+            hasher.combine(workerName)
+        }
     }
 #endif

@@ -99,7 +99,7 @@
         // MARK: - Enqueue
 
         /// Enqueues a job of `type` with `input`, in a transaction of its own, and returns its id (or, when
-        /// `options.uniqueKey` is taken, the id of the job holding it).
+        /// `options.uniqueKey` is taken or `options.unique` finds a duplicate, the id of the job already there).
         ///
         /// - Throws: ``DurableError`` for bad options, an unencodable input or an unknown dependency;
         ///   ``PostgresError`` when the database fails.
@@ -140,8 +140,8 @@
         /// transaction of its own), and returns their ids in the inputs' order: thousands of jobs cost about what a
         /// few single enqueues do (benchmark W23). Up to 100,000 inputs.
         ///
-        /// - Throws: ``DurableError/invalidOption(_:)`` for options a batch cannot take (a unique key, dependencies
-        ///   or an input source: enqueue those one by one, or as a ``DurableGraph``) or too many inputs.
+        /// - Throws: ``DurableError/invalidOption(_:)`` for options a batch cannot take (a unique key or uniqueness,
+        ///   dependencies or an input source: enqueue those one by one, or as a ``DurableGraph``) or too many inputs.
         public func enqueue<P: DurableProcedure>(
             _ type: P.Type, inputs: [P.Input], options: DurableJobOptions = DurableJobOptions()
         ) async throws -> [JobID] {
@@ -169,9 +169,10 @@
         /// The inputs of a batch, encoded, after checking that its options suit one.
         private func batch<Input: Encodable>(_ inputs: [Input], options: DurableJobOptions) throws -> [String] {
             try options.validate()
-            guard options.uniqueKey == nil, options.allDependencies.isEmpty else {
+            guard options.uniqueKey == nil, options.unique == nil, options.allDependencies.isEmpty else {
                 throw DurableError.invalidOption(
-                    "a batch takes no unique key, dependencies or input source: enqueue such jobs one by one")
+                    "a batch takes no unique key or uniqueness, dependencies or input source: enqueue such jobs one by one"
+                )
             }
             guard inputs.count <= 100_000 else {
                 throw DurableError.invalidOption("a batch holds at most 100,000 jobs, not \(inputs.count)")

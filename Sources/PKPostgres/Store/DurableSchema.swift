@@ -36,7 +36,9 @@
         static var version: Int { (try? DurableSchema("version"))?.migrations.count ?? 0 }
 
         /// The migrations, in order; the schema's version is the count applied.
-        var migrations: [String] { [migration1, migration2Claims + migration2Outcomes, migration3Queues] }
+        var migrations: [String] {
+            [migration1, migration2Claims + migration2Outcomes, migration3Queues, migration4Uniqueness]
+        }
 
         /// The version the schema is at now, 0 when it does not exist. Only reads (it needs no privilege to create
         /// anything) and never fails a transaction it runs in for a missing schema.
@@ -93,6 +95,14 @@
             let quoted = values.map { value in
                 "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                     + "\""
+            }
+            return "{" + quoted.joined(separator: ",") + "}"
+        }
+
+        /// `values` as a PostgreSQL array literal whose `nil` elements are `NULL`, for a `text[]` parameter.
+        static func nullableTextArray(_ values: [String?]) -> String {
+            let quoted = values.map { value in
+                value.map { textArray([$0]).dropFirst().dropLast() }.map(String.init) ?? "NULL"
             }
             return "{" + quoted.joined(separator: ",") + "}"
         }

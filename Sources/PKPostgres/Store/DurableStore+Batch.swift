@@ -18,9 +18,10 @@
             let rows = try connection.execute(
                 """
                 INSERT INTO \(schema.jobs) (id, kind, state, priority, run_at, input, max_attempts, retry, categories,
-                    timeout_seconds, queue)
+                    timeout_seconds, queue, metadata)
                 SELECT s.id, $1, CASE WHEN t.run_at > now() THEN 'scheduled' ELSE 'available' END, $2::integer,
-                    t.run_at, s.input, $4::integer, $5::jsonb, $6::text[], $7::float8, $8
+                    t.run_at, s.input, $4::integer, $5::jsonb, $6::text[], $7::float8, $8,
+                    coalesce($10::jsonb, '{}'::jsonb)
                 FROM (
                     SELECT nextval(pg_get_serial_sequence('\(schema.jobs)', 'id')) AS id, o.input
                     FROM (SELECT i.input, i.n FROM unnest($9::jsonb[]) WITH ORDINALITY AS i(input, n) ORDER BY i.n) o
@@ -32,6 +33,7 @@
                     kind, String(options.priority), runAt, String(options.retry.maxAttempts), retry,
                     DurableSchema.textArray(Array(Set(options.exclusiveCategories)).sorted()), timeout, options.queue,
                     DurableSchema.textArray(inputs),
+                    options.metadata.isEmpty ? nil : DurableJobOptions.metadataJSON(options.metadata),
                 ]
             ).rows
             if rows.contains(where: { $0["state"] == "available" }) { try notify(schema.jobsChannel, kind, connection) }

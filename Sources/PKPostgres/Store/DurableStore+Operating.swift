@@ -63,17 +63,30 @@
 
         /// Makes the failed or cancelled jobs among `ids` available again, now, with one more attempt allowed when
         /// their attempts are spent; runs its own transaction. Returns the jobs retried.
+        ///
+        /// A job whose unique key another job holds (one that keeps it in its state, and is not retried here) is
+        /// skipped, as are all but the first (by id) of jobs retried here that share a key: made available, they
+        /// would be duplicates.
         func retry(_ ids: [JobID], _ connection: PostgresConnection) throws -> [JobID] {
             guard !ids.isEmpty else { return [] }
             return try connection.transaction { connection in
                 let rows = try connection.execute(
                     """
+                    WITH candidates AS (
+                        -- FOR UPDATE, as every change of a final state.
+                        SELECT id, unique_key FROM \(schema.jobs)
+                        WHERE id = ANY ($1::bigint[]) AND state IN ('failed', 'cancelled')
+                        ORDER BY id FOR UPDATE)
                     UPDATE \(schema.jobs) SET state = 'available', run_at = now(), finished_at = NULL,
                         cancel_requested = false, max_attempts = greatest(max_attempts, attempt + 1)
                     WHERE id IN (
-                        -- FOR UPDATE, as every change of a final state.
-                        SELECT id FROM \(schema.jobs) WHERE id = ANY ($1::bigint[]) AND state IN ('failed', 'cancelled')
-                        ORDER BY id FOR UPDATE)
+                        SELECT c.id FROM candidates c
+                        WHERE c.unique_key IS NULL OR (
+                            c.id = (SELECT min(d.id) FROM candidates d WHERE d.unique_key = c.unique_key)
+                            AND NOT EXISTS (
+                                SELECT 1 FROM \(schema.jobs) o
+                                WHERE o.unique_key = c.unique_key AND o.id NOT IN (SELECT id FROM candidates)
+                                    AND \(schema.name).keeps_unique_key(o.unique_states, o.state))))
                     RETURNING id, kind
                     """, [DurableSchema.integerArray(ids.map(\.rawValue))]
                 ).rows

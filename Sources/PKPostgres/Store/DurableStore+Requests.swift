@@ -128,7 +128,10 @@
             id, kind, queue, state, attempt, max_attempts, priority, extract(epoch FROM run_at)::float8 AS run_at,
                 extract(epoch FROM created_at)::float8 AS created_at,
                 extract(epoch FROM finished_at)::float8 AS finished_at, errors::text AS errors, lease_owner,
-                graph_id, output::text AS output, input::text AS input, pending_dependencies, cancel_requested
+                graph_id, output::text AS output, input::text AS input, pending_dependencies, cancel_requested,
+                metadata::text AS metadata,
+                CASE WHEN state = 'completed' THEN 1 WHEN progress_attempt = attempt THEN progress END AS progress,
+                CASE WHEN progress_attempt = attempt THEN progress_message END AS progress_message
             """
 
         /// How many jobs of the graph are in each state.

@@ -76,37 +76,82 @@
             let timeout = job.options.timeout.map { String($0.timeInterval) }
             let retry = String(decoding: try JSONEncoder().encode(job.options.retry), as: UTF8.self)
             let runAt = job.options.runAt.map { String($0.timeIntervalSince1970) }
-            let inserted = try connection.execute(
+            let uniqueKey =
+                try job.options.unique.map { try self.uniqueKey(job, $0, connection) } ?? job.options.uniqueKey
+            let parameters: [String?] = [
+                job.kind, state, String(job.options.priority), runAt, job.input,
+                job.options.inputFrom.map { String($0.rawValue) }, String(job.options.retry.maxAttempts), retry,
+                uniqueKey, job.graph.map { String($0.rawValue) }, String(pending),
+                job.options.ignoreFailedDependencies ? "true" : "false",
+                DurableSchema.textArray(Array(Set(job.options.exclusiveCategories)).sorted()), timeout,
+                job.options.queue, job.periodStart.map { String($0.timeIntervalSince1970) },
+                job.options.unique.map { String($0.stateBits) },
+                job.options.metadata.isEmpty ? nil : DurableJobOptions.metadataJSON(job.options.metadata),
+            ]
+            // A unique key taken: the existing job's id. It may leave the states that keep its key (finish, or be
+            // pruned) between the insert that met it and the look for it: then the insert is tried again.
+            for _ in 0..<3 {
+                if let row = try connection.execute(insertStatement, parameters).rows.first {
+                    return try inserted(row, kind: job.kind, dependencies: dependencies, connection)
+                }
+                let existing = try connection.execute(
+                    """
+                    SELECT id FROM \(schema.jobs)
+                    WHERE unique_key = $1 AND \(schema.name).keeps_unique_key(unique_states, state)
+                    """, [uniqueKey])
+                if let row = existing.rows.first { return JobID(rawValue: try row.int64("id")) }
+            }
+            throw PostgresError(kind: .unexpectedResult, message: "unique key conflict without a job")
+        }
+
+        /// The insert of ``insert(_:_:)``: parameters $1 to $16 are the columns, $17 the bits of the states that
+        /// keep the unique key, $18 the metadata. Returns nothing when the unique key is taken.
+        private var insertStatement: String {
+            """
+            INSERT INTO \(schema.jobs) (kind, state, priority, run_at, input, input_from, max_attempts, retry,
+                unique_key, graph_id, pending_dependencies, ignore_failed_dependencies, categories, finished_at,
+                errors, timeout_seconds, queue, period_at, unique_states, metadata)
+            SELECT $1, CASE WHEN $2 = 'available' AND t.run_at > now() THEN 'scheduled' ELSE $2 END,
+                $3::integer, t.run_at, $5::jsonb, $6::bigint, $7::integer, $8::jsonb, $9, $10::bigint, $11::integer, $12::boolean, $13::text[], CASE WHEN $2 = 'cancelled' THEN now() END,
+                CASE WHEN $2 = 'cancelled' THEN '["a dependency failed or was cancelled"]'::jsonb
+                     ELSE '[]'::jsonb END,
+                $14::float8, $15, to_timestamp($16::float8), $17::integer, coalesce($18::jsonb, '{}'::jsonb)
+            FROM (SELECT coalesce(to_timestamp($4::float8), now()) AS run_at) t
+            ON CONFLICT \(schema.uniqueConflictTarget) DO NOTHING
+            RETURNING id, state
+            """
+        }
+
+        /// The unique key of a job enqueued with `unique`, made by the database: the period is counted by its clock,
+        /// from the job's start or the transaction's time (`now()`), and the input compared as `jsonb`.
+        private func uniqueKey(_ job: NewJob, _ unique: DurableUniqueness, _ connection: PostgresConnection) throws
+            -> String
+        {
+            let row = try connection.execute(
                 """
-                INSERT INTO \(schema.jobs) (kind, state, priority, run_at, input, input_from, max_attempts, retry,
-                    unique_key, graph_id, pending_dependencies, ignore_failed_dependencies, categories, finished_at,
-                    errors, timeout_seconds, queue, period_at)
-                SELECT $1, CASE WHEN $2 = 'available' AND t.run_at > now() THEN 'scheduled' ELSE $2 END,
-                    $3::integer, t.run_at, $5::jsonb, $6::bigint, $7::integer, $8::jsonb, $9, $10::bigint,
-                    $11::integer, $12::boolean, $13::text[], CASE WHEN $2 = 'cancelled' THEN now() END,
-                    CASE WHEN $2 = 'cancelled' THEN '["a dependency failed or was cancelled"]'::jsonb
-                         ELSE '[]'::jsonb END,
-                    $14::float8, $15, to_timestamp($16::float8)
-                FROM (SELECT coalesce(to_timestamp($4::float8), now()) AS run_at) t
-                ON CONFLICT (unique_key) DO NOTHING
-                RETURNING id, state
+                SELECT $1 || CASE WHEN $2::float8 IS NULL THEN ''
+                        ELSE chr(31) || 'period=' || floor(extract(epoch FROM coalesce(to_timestamp($3::float8), now()))
+                            / $2::float8)::bigint END
+                    || CASE WHEN $4::boolean THEN chr(31) || 'input=' || md5(coalesce($5::jsonb::text, 'null'))
+                            ELSE '' END AS key
                 """,
                 [
-                    job.kind, state, String(job.options.priority), runAt, job.input,
-                    job.options.inputFrom.map { String($0.rawValue) }, String(job.options.retry.maxAttempts), retry,
-                    job.options.uniqueKey, job.graph.map { String($0.rawValue) }, String(pending),
-                    job.options.ignoreFailedDependencies ? "true" : "false",
-                    DurableSchema.textArray(Array(Set(job.options.exclusiveCategories)).sorted()), timeout,
-                    job.options.queue, job.periodStart.map { String($0.timeIntervalSince1970) },
-                ])
-            guard let row = inserted.rows.first else {
-                let existing = try connection.execute(
-                    "SELECT id FROM \(schema.jobs) WHERE unique_key = $1", [job.options.uniqueKey])
-                guard let row = existing.rows.first else {
-                    throw PostgresError(kind: .unexpectedResult, message: "unique key conflict without a job")
-                }
-                return JobID(rawValue: try row.int64("id"))
+                    unique.keyPrefix(kind: job.kind, queue: job.options.queue),
+                    unique.period.map { String($0.timeInterval) },
+                    job.options.runAt.map { String($0.timeIntervalSince1970) },
+                    unique.byInput ? "true" : "false", unique.byInput ? job.input : nil,
+                ]
+            ).rows.first
+            guard let key = row?["key"] else {
+                throw PostgresError(kind: .unexpectedResult, message: "no unique key was made")
             }
+            return key
+        }
+
+        /// Finishes the insert of a new job: its dependency edges, and the notification its state calls for.
+        private func inserted(
+            _ row: PostgresRow, kind: String, dependencies: [JobID], _ connection: PostgresConnection
+        ) throws -> JobID {
             let id = JobID(rawValue: try row.int64("id"))
             if !dependencies.isEmpty {
                 try connection.execute(
@@ -114,7 +159,7 @@
                     [String(id.rawValue), DurableSchema.integerArray(dependencies.map(\.rawValue))])
             }
             switch row["state"] {
-            case "available": try notify(schema.jobsChannel, job.kind, connection)
+            case "available": try notify(schema.jobsChannel, kind, connection)
             case "cancelled": try notify(schema.finishedChannel, String(id.rawValue), connection)
             default: break
             }

@@ -104,9 +104,10 @@
         /// Makes the job's procedure and adds it to the local queue, or records why it cannot run.
         private func launch(_ job: DurableStore.ClaimedJob, leaseEnds: ContinuousClock.Instant) {
             counters.withLock { $0.claimed += 1 }
+            let journal = DurableJobJournal()
             let info = DurableJobInfo(
                 id: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, graph: job.graph,
-                workerName: name, periodStart: job.periodStart)
+                workerName: name, periodStart: job.periodStart, journal: journal)
             let kind = queue.kind(named: job.kind)
             let timeout = job.timeout ?? kind?.timeout ?? DurableKind.clamped(.seconds(1_800))
             let run: any DurableRun
@@ -123,7 +124,8 @@
             }
             let procedure = run.procedure
             let deadline = state.withLock { machine -> ContinuousClock.Instant? in
-                machine.claimed(job, procedure: procedure, timeout: timeout, leaseEnds: leaseEnds, now: .now)
+                machine.claimed(
+                    job, procedure: procedure, journal: journal, timeout: timeout, leaseEnds: leaseEnds, now: .now)
                 return machine.nextDeadline
             }
             if let deadline { deadlines.withLock { $0 }?.schedule(deadline) }

@@ -191,6 +191,7 @@
         ) throws -> Outcome? {
             let store = queue.store
             let starving = Self.seconds(starvationLimit)
+            if case .abandon = outcome {} else { try writeRemainingMetadata(of: job, info: info, connection) }
             switch outcome {
             case .abandon:
                 counters.withLock { $0.leasesLost += 1 }

@@ -227,6 +227,7 @@
             thread.name = "PKPostgres.DurableWorker.claims"
             thread.start()
             startHeartbeat()
+            startJournalFlush()
             startMaintenance()
             startPeriodicChecks()
         }

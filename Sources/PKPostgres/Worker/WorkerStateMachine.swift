@@ -51,6 +51,8 @@
             let claimed: DurableStore.ClaimedJob
             /// `nil` for a job given back without running (this build cannot read it).
             let procedure: Procedure?
+            /// The metadata and progress its procedure records (``DurableJobInfo/journal``).
+            var journal: DurableJobJournal? = nil
             /// How long an attempt may run.
             let timeout: Duration
             var cause: CancelCause?
@@ -138,11 +140,11 @@
         /// A claimed job whose procedure starts now (or, with `procedure` `nil`, a job to give back unread, whose
         /// outcome is recorded at once).
         mutating func claimed(
-            _ job: DurableStore.ClaimedJob, procedure: Procedure?, timeout: Duration,
+            _ job: DurableStore.ClaimedJob, procedure: Procedure?, journal: DurableJobJournal? = nil, timeout: Duration,
             leaseEnds: ContinuousClock.Instant, now: ContinuousClock.Instant
         ) {
             jobs[job.token] = Job(
-                claimed: job, procedure: procedure, timeout: timeout, cause: nil,
+                claimed: job, procedure: procedure, journal: journal, timeout: timeout, cause: nil,
                 stage: procedure == nil ? .recording : .running, leaseEnds: leaseEnds,
                 deadline: procedure == nil ? nil : now + timeout)
         }
@@ -172,6 +174,16 @@
         }
 
         func cause(of token: Int64) -> CancelCause? { jobs[token]?.cause }
+
+        /// The jobs whose procedures run, with what they record: the progress flush's work.
+        var journals: [(job: DurableStore.ClaimedJob, procedure: Procedure, journal: DurableJobJournal)] {
+            jobs.values.compactMap { job in
+                guard job.stage == .running, let procedure = job.procedure, let journal = job.journal else {
+                    return nil
+                }
+                return (job.claimed, procedure, journal)
+            }
+        }
 
         func stage(of token: Int64) -> Stage? { jobs[token]?.stage }
 
