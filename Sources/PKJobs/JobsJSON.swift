@@ -7,7 +7,8 @@
     enum JobsJSON {
 
         /// `{"queues":{"<queue>":{"<state>":count,…}},"paused":["<queue>",…]}`, with every state of every queue
-        /// that holds a job or is paused (zero included).
+        /// that holds a job or is paused (zero included); and `"oldestAvailableSeconds":{"<queue>":s}`,
+        /// `"runningByWorker":{"<worker>":count}`, `"finishedLastMinute":{"<queue>":{"<state>":count}}`.
         static func statistics(_ statistics: DurableQueueStatistics) -> [String: Any] {
             var queues: [String: Any] = [:]
             for name in Set(statistics.counts.keys).union(statistics.paused) {
@@ -15,7 +16,14 @@
                 for state in JobState.allCases { states[state.rawValue] = statistics.count(queue: name, state: state) }
                 queues[name] = states
             }
-            return ["queues": queues, "paused": statistics.paused]
+            return [
+                "queues": queues, "paused": statistics.paused,
+                "oldestAvailableSeconds": statistics.oldestAvailableAge.mapValues { $0.timeInterval },
+                "runningByWorker": statistics.runningByWorker,
+                "finishedLastMinute": statistics.finishedLastMinute.mapValues { states in
+                    Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value) })
+                },
+            ]
         }
 
         /// A job as `list` shows it: `{"id","kind","queue","state","attempt","maxAttempts","errors":[…],…}`.

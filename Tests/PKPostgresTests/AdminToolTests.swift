@@ -29,6 +29,11 @@
                 #expect(queues?["default"]?["cancelled"] == 1)
                 #expect(queues?["reports"]?["available"] == 0)
                 #expect(stats.object?["paused"] as? [String] == ["reports"])
+                let oldest = stats.object?["oldestAvailableSeconds"] as? [String: Double]
+                #expect(oldest?["mail"].map { $0 >= 0 } == true)
+                #expect(stats.object?["runningByWorker"] as? [String: Int] == [:])
+                #expect(
+                    (stats.object?["finishedLastMinute"] as? [String: [String: Int]])?["default"]?["cancelled"] == 1)
                 #expect(try AdminTool.run(fixture, ["resume", "reports"]).status == 0)
                 #expect(try AdminTool.run(fixture, ["stats", "--json"]).object?["paused"] as? [String] == [])
             }
@@ -54,6 +59,8 @@
                 #expect(job["state"] as? String == "failed")
                 #expect(job["attempt"] as? Int == 1)
                 #expect(job["maxAttempts"] as? Int == 1)
+                #expect(job["metadata"] as? [String: String] == [:])
+                #expect(job["progress"] is NSNull)
                 let errors = try #require(job["errors"] as? [[String: Any]])
                 #expect(errors.count == 1)
                 #expect(errors.first?["attempt"] as? Int == 1)

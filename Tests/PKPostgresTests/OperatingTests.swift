@@ -159,5 +159,39 @@
                 }
             }
         }
+
+        @Test func statisticsShowTheOldestDueJobsAgeTheJobsEachWorkerRunsAndTheLastMinutesThroughput() async throws {
+            try await withFixture { fixture in
+                // Due five minutes ago, in a queue no worker serves.
+                for label in ["late 1", "late 2"] {
+                    _ = try await fixture.queue.enqueue(
+                        TestJob.self, input: fixture.input(label),
+                        options: DurableJobOptions(runAt: Date().addingTimeInterval(-300), queue: "unserved"))
+                }
+                // Not due yet: no age.
+                _ = try await fixture.queue.enqueue(
+                    TestJob.self, input: fixture.input("future"),
+                    options: DurableJobOptions(runAt: Date().addingTimeInterval(3_600), queue: "future"))
+                var waiting = fixture.input("waiting")
+                waiting.runsUntilCancelled = true
+                let held = try await fixture.queue.enqueue(TestJob.self, input: waiting)
+                var quick: [JobID] = []
+                for index in 0..<3 {
+                    quick.append(try await fixture.queue.enqueue(TestJob.self, input: fixture.input("quick \(index)")))
+                }
+                let worker = try fixture.startWorker(concurrency: 2)
+                for id in quick { #expect(try await fixture.waitUntilFinished(id).state == .completed) }
+                try await eventually("the waiting job to run") { try await fixture.queue.job(held).state == .running }
+                let statistics = try await fixture.queue.queueStatistics()
+                #expect(try #require(statistics.oldestAvailableAge["unserved"]) >= .seconds(290))
+                #expect(statistics.oldestAvailableAge["future"] == nil)
+                #expect(statistics.oldestAvailableAge["default"] == nil)
+                #expect(statistics.runningByWorker == [worker.name: 1])
+                #expect(statistics.finishedLastMinute["default"]?[.completed] == 3)
+                #expect(statistics.finishedLastMinute["unserved"] == nil)
+                fixture.probe.releaseWaitingJobs()
+                #expect(try await fixture.waitUntilFinished(held).state == .completed)
+            }
+        }
     }
 #endif

@@ -42,21 +42,60 @@
             return attempts
         }
 
-        /// Jobs by named queue and state, and the paused queues.
+        /// Jobs by named queue and state, the paused queues, the oldest due job's age, the jobs running by worker and
+        /// those finished in the last minute; in one read-only transaction (one snapshot).
         func queueStatistics(_ connection: PostgresConnection) throws -> DurableQueueStatistics {
-            var counts: [String: [JobState: Int]] = [:]
-            for row in try connection.execute(
-                "SELECT queue, state, count(*) AS n FROM \(schema.jobs) GROUP BY queue, state"
-            ).rows {
-                guard let queue = row["queue"], let state = JobState(databaseValue: row["state"] ?? "") else {
-                    continue
+            let outermost = !connection.isInTransaction
+            return try connection.transaction { connection in
+                if outermost { try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+                var counts: [String: [JobState: Int]] = [:]
+                for row in try connection.execute(
+                    "SELECT queue, state, count(*) AS n FROM \(schema.jobs) GROUP BY queue, state"
+                ).rows {
+                    guard let queue = row["queue"], let state = JobState(databaseValue: row["state"] ?? "") else {
+                        continue
+                    }
+                    counts[queue, default: [:]][state, default: 0] += Int(try row.int64("n"))
                 }
-                counts[queue, default: [:]][state, default: 0] += Int(try row.int64("n"))
+                let paused = try connection.execute(
+                    "SELECT name FROM \(schema.name).queues WHERE paused ORDER BY name"
+                ).rows.compactMap { $0["name"] }
+                var oldest: [String: Duration] = [:]
+                for row in try connection.execute(
+                    """
+                    SELECT queue, extract(epoch FROM now() - min(run_at))::float8 AS age FROM \(schema.jobs)
+                    WHERE state IN ('available', 'waiting', 'scheduled') AND run_at <= now() GROUP BY queue
+                    """
+                ).rows {
+                    guard let queue = row["queue"], let age = row["age"].flatMap(Double.init) else { continue }
+                    oldest[queue] = .seconds(max(0, age))
+                }
+                var running: [String: Int] = [:]
+                for row in try connection.execute(
+                    """
+                    SELECT lease_owner, count(*) AS n FROM \(schema.jobs)
+                    WHERE state = 'running' AND lease_owner IS NOT NULL GROUP BY lease_owner
+                    """
+                ).rows {
+                    guard let worker = row["lease_owner"] else { continue }
+                    running[worker] = Int(try row.int64("n"))
+                }
+                var finished: [String: [JobState: Int]] = [:]
+                for row in try connection.execute(
+                    """
+                    SELECT queue, state, count(*) AS n FROM \(schema.jobs)
+                    WHERE finished_at > now() - interval '60 seconds' GROUP BY queue, state
+                    """
+                ).rows {
+                    guard let queue = row["queue"], let state = JobState(databaseValue: row["state"] ?? "") else {
+                        continue
+                    }
+                    finished[queue, default: [:]][state, default: 0] += Int(try row.int64("n"))
+                }
+                return DurableQueueStatistics(
+                    counts: counts, paused: paused, oldestAvailableAge: oldest, runningByWorker: running,
+                    finishedLastMinute: finished)
             }
-            let paused = try connection.execute(
-                "SELECT name FROM \(schema.name).queues WHERE paused ORDER BY name"
-            ).rows.compactMap { $0["name"] }
-            return DurableQueueStatistics(counts: counts, paused: paused)
         }
 
         // MARK: - Actions
