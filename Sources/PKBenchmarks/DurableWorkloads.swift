@@ -193,27 +193,51 @@ import Foundation
     /// W22: what one claim costs when the table also holds 100,000 jobs due tomorrow and 100,000 jobs of a kind no
     /// worker runs, against the same claim on a table holding only the job it takes. Both claims run the worker's
     /// own code (`DurableStore.claim`, one call of the schema's `claim_jobs`); only the claims are timed.
+    ///
+    /// W25 is the same measurement with another crowd: 100,000 due jobs of the claimed kind spread over 100 named
+    /// queues the claim does not serve (a backlog in other queues).
     struct ClaimCostBench {
+        /// What else the crowded table holds.
+        enum Crowd {
+            /// W22: 100,000 jobs due tomorrow and 100,000 of a kind no worker runs.
+            case futureAndOtherKinds
+            /// W25: 100,000 due jobs of the same kind in 100 other named queues.
+            case otherQueues
+        }
+
         let empty: DurableBench
         let crowded: DurableBench
 
-        init(url: String) throws {
+        init(url: String, crowd: Crowd = .futureAndOtherKinds) throws {
             empty = try DurableBench(url: url)
             crowded = try DurableBench(url: url)
             let retry = String(decoding: try JSONEncoder().encode(DurableRetryPolicy.never), as: UTF8.self)
             let connection = try PostgresConnection(url)
             defer { connection.close() }
-            // At a higher priority than the job claimed, so that an index walked in priority order meets them first.
-            try connection.execute(
-                """
-                INSERT INTO \(crowded.schema).jobs (kind, state, priority, run_at, input, retry)
-                SELECT $1, 'scheduled', 10, now() + interval '1 day', '{}', $2::jsonb FROM generate_series(1, 100000)
-                """, [BenchJob.kind, retry])
-            try connection.execute(
-                """
-                INSERT INTO \(crowded.schema).jobs (kind, state, priority, input, retry)
-                SELECT 'bench.elsewhere', 'available', 10, '{}', $1::jsonb FROM generate_series(1, 100000)
-                """, [retry])
+            switch crowd {
+            case .futureAndOtherKinds:
+                // At a higher priority than the job claimed, so that an index walked in priority order meets them
+                // first.
+                try connection.execute(
+                    """
+                    INSERT INTO \(crowded.schema).jobs (kind, state, priority, run_at, input, retry)
+                    SELECT $1, 'scheduled', 10, now() + interval '1 day', '{}', $2::jsonb
+                    FROM generate_series(1, 100000)
+                    """, [BenchJob.kind, retry])
+                try connection.execute(
+                    """
+                    INSERT INTO \(crowded.schema).jobs (kind, state, priority, input, retry)
+                    SELECT 'bench.elsewhere', 'available', 10, '{}', $1::jsonb FROM generate_series(1, 100000)
+                    """, [retry])
+            case .otherQueues:
+                // Older and at a higher priority than the job claimed: first in any order but the queue's.
+                try connection.execute(
+                    """
+                    INSERT INTO \(crowded.schema).jobs (kind, state, priority, run_at, input, retry, queue)
+                    SELECT $1, 'available', 10, now() - interval '1 minute', '{}', $2::jsonb, 'backlog-' || (n % 100)
+                    FROM generate_series(1, 100000) n
+                    """, [BenchJob.kind, retry])
+            }
             // Both tables vacuumed now and not during the measurement: autovacuum visits a small table after a few
             // dozen changes and a large one after tens of thousands, so it would run on the empty table only.
             for schema in [crowded.schema, empty.schema] {
@@ -331,10 +355,10 @@ import Foundation
 /// W16 to W18: durable jobs on PostgreSQL, when the benchmark is built with the Postgres trait and
 /// Scripts/bench.sh gave it a server (PK_POSTGRES_URL); otherwise a message says they were skipped.
 @MainActor func runDurableWorkloads() {
-    guard selected("W16") || selected("W17") || selected("W18") || selected("W22") || selected("W23") else { return }
+    guard ["W16", "W17", "W18", "W22", "W23", "W25"].contains(where: selected) else { return }
     #if Postgres
         guard let url = ProcessInfo.processInfo.environment["PK_POSTGRES_URL"], !url.isEmpty else {
-            FileHandle.standardError.write(Data("W16-W18, W22, W23 skipped: PK_POSTGRES_URL is not set\n".utf8))
+            FileHandle.standardError.write(Data("W16-W18, W22, W23, W25 skipped: PK_POSTGRES_URL is not set\n".utf8))
             return
         }
         do {
@@ -353,6 +377,13 @@ import Foundation
                 FileHandle.standardError.write(Data("W22 failed: \(error)\n".utf8))
             }
         }
+        if selected("W25") {
+            do {
+                try measureClaimCost(url: url, crowd: .otherQueues)
+            } catch {
+                FileHandle.standardError.write(Data("W25 failed: \(error)\n".utf8))
+            }
+        }
         if selected("W23") {
             do {
                 try measureBatchInsert(url: url)
@@ -361,7 +392,7 @@ import Foundation
             }
         }
     #else
-        FileHandle.standardError.write(Data("W16-W18, W22, W23 skipped: built without the Postgres trait\n".utf8))
+        FileHandle.standardError.write(Data("W16-W18, W22, W23, W25 skipped: built without the Postgres trait\n".utf8))
     #endif
 }
 
@@ -425,14 +456,18 @@ import Foundation
                 met: worst <= bench.lease + 1))
     }
 
-    /// W22: a claim beside 200,000 jobs it cannot take, against a claim on an empty table, alternately.
-    @MainActor private func measureClaimCost(url: String) throws {
+    /// W22: a claim beside 200,000 jobs it cannot take, against a claim on an empty table, alternately. W25: the
+    /// same beside 100,000 due jobs of its kind in 100 other named queues.
+    @MainActor private func measureClaimCost(url: String, crowd: ClaimCostBench.Crowd = .futureAndOtherKinds) throws {
         let claims = quick ? 100 : 500
-        let bench = try ClaimCostBench(url: url)
+        let bench = try ClaimCostBench(url: url, crowd: crowd)
         defer { bench.drop() }
         let connection = try PostgresConnection(url)
         defer { connection.close() }
-        let names = ["beside 100k future + 100k other-kind jobs", "on an empty table"]
+        let crowdName =
+            crowd == .futureAndOtherKinds
+            ? "beside 100k future + 100k other-kind jobs" : "beside 100k due jobs in 100 other queues"
+        let names = [crowdName, "on an empty table"]
         var results = names.map { Measurement(contender: $0) }
         // Warm-up: the crowded table's indexes are read into memory as a running system's would be.
         _ = try ClaimCostBench.claims(100, on: bench.crowded, connection)
@@ -446,7 +481,10 @@ import Foundation
             }
         }
         let w22 = Workload(
-            id: "W22", title: "claim of one due job (PostgreSQL)", operations: claims, contenders: [],
+            id: crowd == .futureAndOtherKinds ? "W22" : "W25",
+            title: crowd == .futureAndOtherKinds
+                ? "claim of one due job (PostgreSQL)" : "claim of one due job, other queues backlogged (PostgreSQL)",
+            operations: claims, contenders: [],
             target: { m in
                 let r = ratio(m, names[0], names[1])
                 return (String(format: "≤1.2×empty (%.2f)", r), r <= 1.2)

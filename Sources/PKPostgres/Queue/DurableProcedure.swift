@@ -109,7 +109,7 @@
                 && lhs.graph == rhs.graph && lhs.workerName == rhs.workerName && lhs.periodStart == rhs.periodStart
         }
 
-        /// Hashes what ``==`` compares.
+        /// Hashes the attempt: its job, number and worker.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(id)
             hasher.combine(attempt)

@@ -64,6 +64,51 @@
         override func execute() { finish(withResult: .success(input.value?.scope ?? "")) }
     }
 
+    /// The article's copy job: records which file it copies and reports its progress.
+    private final class CopyFiles: Procedure, DurableProcedure, @unchecked Sendable {
+        // @unchecked Sendable: the input, the output and the job are behind their Mutexes.
+        static let kind = "guide.copy-files"
+        private let inputValue = Mutex<Pending<ExportRequest>>(.pending)
+        private let outputValue = Mutex<Pending<ProcedureResult<Int>>>(.pending)
+        private let job = Mutex<DurableJobInfo?>(nil)
+
+        var input: Pending<ExportRequest> {
+            get { inputValue.withLock { $0 } }
+            set { inputValue.withLock { $0 = newValue } }
+        }
+
+        var output: Pending<ProcedureResult<Int>> {
+            get { outputValue.withLock { $0 } }
+            set { outputValue.withLock { $0 = newValue } }
+        }
+
+        required override init() { super.init() }
+
+        func willStartDurably(_ job: DurableJobInfo) { self.job.withLock { $0 = job } }
+
+        // "Metadata and progress"
+        override func execute() {
+            guard let request = input.value, let job = job.withLock({ $0 }) else {
+                return finish(with: ProcedureKitError.requirementNotSatisfied())
+            }
+            let files = ["a.csv", "b.csv", "c.csv"]
+            for (index, file) in files.enumerated() {
+                try? job.recordMetadata(["file": file, "scope": request.scope])
+                reportProgress(completed: Int64(index), of: Int64(files.count), message: "copying \(file)")
+            }
+            finish(withResult: .success(files.count))
+        }
+    }
+
+    // "Unique jobs"
+    private func uniqueJobs(_ queue: DurableQueue) async throws -> (JobID, JobID) {
+        // At most one export per scope and hour, however often it is asked for.
+        let hourly = DurableJobOptions(unique: DurableUniqueness(byInput: true, period: .seconds(3_600)))
+        let first = try await queue.enqueue(Export.self, input: ExportRequest(scope: "invoices"), options: hourly)
+        let again = try await queue.enqueue(Export.self, input: ExportRequest(scope: "invoices"), options: hourly)
+        return (first, again)
+    }
+
     // "Limits"
     private func limits(_ queue: DurableQueue) async throws -> DurableWorker {
         let worker = try DurableWorker(
@@ -105,6 +150,21 @@
                 let limited = try await limits(fixture.queue)
                 #expect(limited.queueConcurrency == ["exports": 2])
                 #expect(try periodic(fixture.queue).periodicJobs.map(\.name) == ["nightly-export"])
+            }
+        }
+
+        @Test func aDuplicateExportIsTheFirstAndTheCopyJobShowsItsFileAndProgress() async throws {
+            try await withFixture { fixture in
+                try fixture.queue.register(Export.self)
+                try fixture.queue.register(CopyFiles.self)
+                let (first, again) = try await uniqueJobs(fixture.queue)
+                #expect(again == first)
+                let copy = try await fixture.queue.enqueue(CopyFiles.self, input: ExportRequest(scope: "invoices"))
+                try fixture.startWorker()
+                #expect(try await fixture.queue.result(of: copy, as: CopyFiles.self) == 3)
+                let job = try await fixture.queue.job(copy)
+                #expect(job.metadata == ["file": "c.csv", "scope": "invoices"])
+                #expect(job.progress == 1)
             }
         }
     }
