@@ -41,9 +41,13 @@
                         _ = try insert(periodic.job(for: now), connection)
                         check.enqueued = 1
                     }
+                    try describe(periodic, next: periodic.schedule.next(after: now), connection)
                     return check
                 }
-                guard let (latest, count) = periodic.schedule.latestPeriod(after: last, upTo: now) else { return check }
+                guard let (latest, count) = periodic.schedule.latestPeriod(after: last, upTo: now) else {
+                    try describe(periodic, next: periodic.schedule.next(after: last), connection)
+                    return check
+                }
                 let late = now.timeIntervalSince(latest) > grace
                 if periodic.missedPeriods == .runLatest || !late {
                     _ = try insert(periodic.job(for: latest), connection)
@@ -55,8 +59,23 @@
                     UPDATE \(schema.name).periodic SET last_period_at = to_timestamp($2::float8), changed_at = now()
                     WHERE name = $1
                     """, [periodic.name, String(latest.timeIntervalSince1970)])
+                try describe(periodic, next: periodic.schedule.next(after: latest), connection)
                 return check
             }
+        }
+
+        /// Records the periodic job's kind, schedule and next period for the dashboard, when they changed.
+        private func describe(_ periodic: DurablePeriodicJob, next: Date?, _ connection: PostgresConnection) throws {
+            try connection.execute(
+                """
+                UPDATE \(schema.name).periodic SET kind = $2, schedule = $3, next_period_at = to_timestamp($4::float8)
+                WHERE name = $1 AND (kind IS DISTINCT FROM $2 OR schedule IS DISTINCT FROM $3
+                    OR next_period_at IS DISTINCT FROM to_timestamp($4::float8))
+                """,
+                [
+                    periodic.name, periodic.kind, periodic.schedule.description,
+                    next.map { String($0.timeIntervalSince1970) },
+                ])
         }
     }
 #endif

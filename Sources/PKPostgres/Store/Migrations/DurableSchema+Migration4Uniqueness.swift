@@ -1,6 +1,7 @@
 #if Postgres
-    /// Migration 4: uniqueness among chosen states (a job's `unique_states`), and what a running job records about
-    /// itself (its `metadata` and the `progress` of its latest attempt).
+    /// Migration 4: uniqueness among chosen states (a job's `unique_states`), what a running job records about
+    /// itself (its `metadata` and the `progress` of its latest attempt), the workers seen (`workers`, for the
+    /// dashboard) and each periodic job's schedule and next period.
     extension DurableSchema {
         var migration4Uniqueness: String {
             """
@@ -25,6 +26,20 @@
                 CREATE UNIQUE INDEX jobs_unique ON \(jobs) (unique_key)
                     WHERE unique_key IS NOT NULL AND \(name).keeps_unique_key(unique_states, state);
                 ALTER TABLE \(jobs) DROP CONSTRAINT jobs_unique_key_key;
+
+                -- Each running worker's row, written by its heartbeat and deleted when it stops (a row whose
+                -- last_seen_at is old is a worker that died; the elected worker deletes it after an hour).
+                CREATE TABLE \(name).workers (
+                    name text PRIMARY KEY,
+                    queues text[] NOT NULL,
+                    concurrency integer NOT NULL,
+                    lease_seconds float8 NOT NULL,
+                    started_at timestamptz NOT NULL DEFAULT now(),
+                    last_seen_at timestamptz NOT NULL DEFAULT now()
+                );
+                ALTER TABLE \(name).periodic ADD COLUMN kind text;
+                ALTER TABLE \(name).periodic ADD COLUMN schedule text;
+                ALTER TABLE \(name).periodic ADD COLUMN next_period_at timestamptz;
             """
         }
 
