@@ -22,6 +22,10 @@
         private var handle: OpaquePointer?
         /// Removes the connection string's passwords from every message this connection puts in an error.
         private let secrets: ConnectionSecrets
+        /// What to do once the transaction ``transaction(_:)`` opened commits (``afterCommit(_:)``).
+        private var committedWork: [() -> Void] = []
+        /// How many calls of ``transaction(_:)`` are running on this connection.
+        private var transactionDepth = 0
 
         /// Defaults that `connectionString` can override: TCP keepalives and a user timeout, so that a connection
         /// whose peer vanished (a half-open TCP connection) fails within seconds instead of blocking a worker's
@@ -145,6 +149,13 @@
         public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
             let nested = isInTransaction
             let savepoint = "pk_savepoint"
+            let workMark = committedWork.count
+            transactionDepth += 1
+            defer {
+                transactionDepth -= 1
+                // Outermost here, inside a transaction the caller began itself: its commit is not ours to see.
+                if transactionDepth == 0, nested { committedWork = [] }
+            }
             try execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN")
             do {
                 let value = try body(self)
@@ -161,13 +172,29 @@
                         kind: .statementFailed, sqlState: "25P02",
                         message: "the server rolled the transaction back instead of committing it")
                 }
+                if !nested { runCommittedWork() }
                 return value
             } catch {
+                committedWork.removeSubrange(min(workMark, committedWork.count)...)
                 if isOpen, let handle, PQtransactionStatus(handle) != PQTRANS_IDLE {
                     _ = try? execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint)" : "ROLLBACK")
                 }
                 throw error
             }
+        }
+
+        /// Runs `work` on this thread once the transaction that ``transaction(_:)`` opened (the outermost) commits;
+        /// forgets it when that transaction, or the savepoint open now, rolls back. Outside such a transaction (none
+        /// open, or one the caller began with its own `BEGIN`), `work` is forgotten: its commit is never seen.
+        func afterCommit(_ work: @escaping () -> Void) {
+            guard transactionDepth > 0 else { return }
+            committedWork.append(work)
+        }
+
+        private func runCommittedWork() {
+            let work = committedWork
+            committedWork = []
+            for item in work { item() }
         }
 
         /// Sends `COMMIT` and returns the server's command tag: `COMMIT`, or `ROLLBACK` for an aborted transaction.
