@@ -42,6 +42,8 @@
         private let registry = PKMutex<[String: DurableKind]>([:])
         let migrator: Migrator
         let watcher: JobWatcher
+        /// The events of this queue's enqueues and workers in this process (``events(bufferingNewest:)``).
+        let eventHub = DurableEventHub()
 
         /// Creates a queue over the database `connectionString` names (anything libpq accepts), in `schema`.
         ///
@@ -110,7 +112,7 @@
             let job = try newJob(type, input: input, options: options)
             return try lane.sync { connection in
                 try migrateOnce(connection)
-                return try connection.transaction { try store.insert(job, $0) }
+                return try connection.transaction { try insertAnnounced(job, $0) }
             }
         }
 
@@ -121,7 +123,7 @@
             let job = try newJob(type, input: input, options: options)
             return try await lane.run { [self] connection in
                 try migrateOnce(connection)
-                return try connection.transaction { try store.insert(job, $0) }
+                return try connection.transaction { try insertAnnounced(job, $0) }
             }
         }
 
@@ -133,7 +135,7 @@
         ) throws -> JobID {
             let job = try newJob(type, input: input, options: options)
             try migrator.ensure(transaction, inCallersTransaction: true)
-            return try transaction.transaction { try store.insert(job, $0) }
+            return try transaction.transaction { try insertAnnounced(job, $0) }
         }
 
         /// Enqueues one job of `type` per input, all with `options`, in one statement and one round trip (in a
@@ -149,7 +151,7 @@
             return try await lane.run { [self] connection in
                 try migrateOnce(connection)
                 return try connection.transaction {
-                    try store.insertBatch(kind: P.kind, inputs: encoded, options: options, $0)
+                    try insertBatchAnnounced(kind: P.kind, inputs: encoded, options: options, $0)
                 }
             }
         }
@@ -162,7 +164,7 @@
             let encoded = try batch(inputs, options: options)
             try migrator.ensure(transaction, inCallersTransaction: true)
             return try transaction.transaction {
-                try store.insertBatch(kind: P.kind, inputs: encoded, options: options, $0)
+                try insertBatchAnnounced(kind: P.kind, inputs: encoded, options: options, $0)
             }
         }
 
@@ -254,7 +256,7 @@
                 options.dependencies += entry.after.map { ids[$0.index] }
                 if let source = entry.inputFrom { options.inputFrom = ids[source.index] }
                 ids.append(
-                    try store.insert(
+                    try insertAnnounced(
                         DurableStore.NewJob(kind: entry.kind, input: entry.input, options: options, graph: graph),
                         connection))
             }

@@ -7,6 +7,8 @@
         struct PeriodicCheck: Sendable, Hashable {
             var enqueued = 0
             var skipped = 0
+            /// The job enqueued, if any.
+            var job: JobID?
         }
 
         /// When this process is elected for maintenance (it holds the reaper's lock for the transaction), enqueues
@@ -38,7 +40,7 @@
                         """, [periodic.name, String(now.timeIntervalSince1970)]
                     ).affectedRows
                     if inserted == 1, periodic.runOnStart {
-                        _ = try insert(periodic.job(for: now), connection)
+                        check.job = try insert(periodic.job(for: now), connection)
                         check.enqueued = 1
                     }
                     try describe(periodic, next: periodic.schedule.next(after: now), connection)
@@ -50,7 +52,7 @@
                 }
                 let late = now.timeIntervalSince(latest) > grace
                 if periodic.missedPeriods == .runLatest || !late {
-                    _ = try insert(periodic.job(for: latest), connection)
+                    check.job = try insert(periodic.job(for: latest), connection)
                     check.enqueued = 1
                 }
                 check.skipped = count - check.enqueued

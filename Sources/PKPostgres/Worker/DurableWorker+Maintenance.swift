@@ -118,6 +118,7 @@
                             try queue.store.checkPeriodic(periodic, grace: grace, $0)
                         })
                     else { return }  // another worker is elected
+                    if let job = check.job { announceInserted(job, of: periodic) }
                     if check.enqueued > 0 || check.skipped > 0 {
                         counters.withLock {
                             $0.periodicEnqueued += check.enqueued

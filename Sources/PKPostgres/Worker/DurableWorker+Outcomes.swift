@@ -222,6 +222,7 @@
                         tally(false, \.completed, else: \.leasesLost)
                         log(.warning, "\(job.id) finished after its lease was lost; outcome discarded")
                     }
+                    if completion != .lost { announce(.completed, job) }
                     return nil
                 } catch let failure as HookFailed {
                     return .failure([failure.error])
@@ -237,11 +238,13 @@
                     job.id, token: job.token, error: text, delay: job.retry.delay(afterAttempt: job.attempt),
                     permanent: permanent, starving: starving, connection)
                 tally(state != nil, \.failed, else: \.leasesLost)
+                announce(Self.event(failedAs: state, after: errors), job, error: text)
                 return nil
             case .cancelled(let reason):
                 let recorded = try store.cancelRunning(
                     job.id, token: job.token, reason: reason, starving: starving, connection)
                 tally(recorded, \.cancelled, else: \.leasesLost)
+                if recorded { announce(.cancelled, job, error: reason) }
                 return nil
             case .release:
                 let recorded = try store.release(job.id, token: job.token, starving: starving, connection)
@@ -252,6 +255,7 @@
                     job.id, token: job.token, delay: delay, most: DurableJobControl.maximumSnoozes, starving: starving,
                     connection)
                 tally(state != nil, \.snoozed, else: \.leasesLost)
+                announce(Self.event(snoozedAs: state), job)
                 return nil
             }
         }
