@@ -56,6 +56,7 @@
                             queues: claimable, queueCaps: caps, kinds: kinds, limit: limit, owner: name, lease: lease,
                             starving: starving,
                             skip: unreadable, connection)
+                        claimRan(claim, sent: sent)
                         for job in claim.jobs { launch(job, leaseEnds: sent + leaseDuration) }
                         for (job, reason) in claim.unreadable {
                             giveBackUnread(job, reason: reason, leaseEnds: sent + leaseDuration)

@@ -27,6 +27,7 @@
                 let answers = try heartbeatLane.onQueue { connection in
                     try queue.store.heartbeat(held, lease: lease, connection)
                 }
+                heartbeatRan(answers)
                 let renewedUntil = sent + leaseDuration
                 state.withLock { machine in
                     for (token, answer) in answers {

@@ -70,6 +70,8 @@
         let deadlines = PKMutex<DeadlineTimer?>(nil)
         let stopWaiters = PKMutex<StopWaiters>(StopWaiters())
         let counters = PKMutex(Statistics())
+        /// Heartbeats, lease renewals and claim statements (``metrics``).
+        let metricCounters = PKMutex(DurableWorkerMetrics.Counters())
         /// When the elected worker last looked for finished jobs to delete (on the maintenance lane).
         let lastRetentionRun = PKMutex<ContinuousClock.Instant?>(nil)
 
