@@ -9,21 +9,17 @@
         }
 
         /// Whether the job `id`'s row was written by the caller's transaction (or one of its savepoints), which is
-        /// still open: a row visible to it whose writer is in progress can only be its own. The row's 32-bit `xmin`
-        /// is widened with the epoch of the transaction's own id (a savepoint's id is never older than it); an id
-        /// the current snapshot says is not yet assigned is another epoch's, so not this transaction's.
+        /// still open: a row visible to it whose writer is in progress can only be its own. `age(xmin)` is 0 for
+        /// the transaction's own id and negative for later ones (its savepoints', or those of transactions that
+        /// began after it), which gives the writer's 64-bit id for `pg_xact_status`; a positive age (an older
+        /// writer, or a frozen row) is not this transaction.
         func insertedInThisTransaction(_ id: JobID, _ connection: PostgresConnection) throws -> Bool {
             let row = try connection.execute(
                 """
-                WITH t AS (SELECT pg_current_xact_id()::text::bigint AS top,
-                        pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS next),
-                r AS (SELECT xmin::text::bigint AS x FROM \(schema.jobs) WHERE id = $1::bigint),
-                c AS (SELECT t.top - t.top % 4294967296 + r.x
-                        + CASE WHEN r.x < t.top % 4294967296 THEN 4294967296 ELSE 0 END AS candidate, t.next
-                    FROM t, r)
-                SELECT CASE WHEN c.candidate < c.next
-                    THEN pg_xact_status(c.candidate::text::xid8) = 'in progress' ELSE false END AS mine
-                FROM c
+                SELECT CASE WHEN age(xmin) <= 0
+                    THEN pg_xact_status((pg_current_xact_id()::text::bigint - age(xmin))::text::xid8) = 'in progress'
+                    ELSE false END AS mine
+                FROM \(schema.jobs) WHERE id = $1::bigint
                 """, [String(id.rawValue)]
             ).rows.first
             return try row?.bool("mine") ?? false
