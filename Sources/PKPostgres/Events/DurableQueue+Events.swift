@@ -40,10 +40,8 @@
         {
             // Nobody listens: not a statement more.
             guard eventHub.hasSubscribers else { return try store.insert(job, connection) }
-            let key = job.options.uniqueKey
-            let taken = try key.map { try store.uniqueKeyIsTaken($0, connection) } ?? false
-            let id = try store.insert(job, connection)
-            guard !taken, try key == nil || store.insertedInThisTransaction(id, connection) else { return id }
+            let (id, isNew) = try store.insertReporting(job, connection)
+            guard isNew else { return id }
             let event = DurableJobEvent(
                 kind: .inserted, job: id, jobKind: job.kind, queue: job.options.queue, attempt: 0, worker: worker)
             connection.afterCommit { [eventHub] in eventHub.publish([event]) }

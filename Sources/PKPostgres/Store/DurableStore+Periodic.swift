@@ -7,7 +7,7 @@
         struct PeriodicCheck: Sendable, Hashable {
             var enqueued = 0
             var skipped = 0
-            /// The job enqueued, if any.
+            /// The job enqueued, if any (not one whose unique key was taken already).
             var job: JobID?
         }
 
@@ -40,7 +40,8 @@
                         """, [periodic.name, String(now.timeIntervalSince1970)]
                     ).affectedRows
                     if inserted == 1, periodic.runOnStart {
-                        check.job = try insert(periodic.job(for: now), connection)
+                        let (id, isNew) = try insertReporting(periodic.job(for: now), connection)
+                        check.job = isNew ? id : nil
                         check.enqueued = 1
                     }
                     try describe(periodic, next: periodic.schedule.next(after: now), connection)
@@ -52,7 +53,8 @@
                 }
                 let late = now.timeIntervalSince(latest) > grace
                 if periodic.missedPeriods == .runLatest || !late {
-                    check.job = try insert(periodic.job(for: latest), connection)
+                    let (id, isNew) = try insertReporting(periodic.job(for: latest), connection)
+                    check.job = isNew ? id : nil
                     check.enqueued = 1
                 }
                 check.skipped = count - check.enqueued

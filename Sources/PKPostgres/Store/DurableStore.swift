@@ -45,6 +45,12 @@
         /// Inserts `job`; call inside a transaction. Returns the new id, or the existing job's for a taken unique
         /// key.
         func insert(_ job: NewJob, _ connection: PostgresConnection) throws -> JobID {
+            try insertReporting(job, connection).id
+        }
+
+        /// ``insert(_:_:)``, and whether it made a new job (`false`: the unique key was taken, and `id` is the job
+        /// holding it).
+        func insertReporting(_ job: NewJob, _ connection: PostgresConnection) throws -> (id: JobID, isNew: Bool) {
             let dependencies = job.options.allDependencies
             var pending = 0
             var doomed = false
@@ -92,14 +98,14 @@
             // pruned) between the insert that met it and the look for it: then the insert is tried again.
             for _ in 0..<3 {
                 if let row = try connection.execute(insertStatement, parameters).rows.first {
-                    return try inserted(row, kind: job.kind, dependencies: dependencies, connection)
+                    return (try inserted(row, kind: job.kind, dependencies: dependencies, connection), true)
                 }
                 let existing = try connection.execute(
                     """
                     SELECT id FROM \(schema.jobs)
                     WHERE unique_key = $1 AND \(schema.name).keeps_unique_key(unique_states, state)
                     """, [uniqueKey])
-                if let row = existing.rows.first { return JobID(rawValue: try row.int64("id")) }
+                if let row = existing.rows.first { return (JobID(rawValue: try row.int64("id")), false) }
             }
             throw PostgresError(kind: .unexpectedResult, message: "unique key conflict without a job")
         }

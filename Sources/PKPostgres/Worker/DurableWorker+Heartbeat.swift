@@ -17,6 +17,19 @@
             }
         }
 
+        /// Writes the worker's row (``DurableQueue/workers()``), on the heartbeat lane's queue: at the start and with
+        /// every heartbeat. A failure is logged, and left to the next heartbeat.
+        func announce() {
+            do {
+                try heartbeatLane.onQueue { connection in
+                    try queue.store.workerSeen(
+                        name, queues: queues, concurrency: concurrency, lease: Self.seconds(leaseDuration), connection)
+                }
+            } catch {
+                log(.info, "could not write the worker's row: \(error)")
+            }
+        }
+
         /// One heartbeat, on the heartbeat lane's queue.
         private func heartbeat() {
             let lease = Self.seconds(leaseDuration)
@@ -47,6 +60,7 @@
             } catch {
                 log(.warning, "heartbeat failed: \(error)")
             }
+            announce()
             // A lease this worker could not renew in time is gone, whatever the database says later.
             for token in state.withLock({ $0.expiredLeases(at: .now) }) {
                 cancelLocally(token: token, cause: .leaseLost)

@@ -47,9 +47,22 @@
                     log(.warning, "woke \(woken) job(s) left waiting for categories nobody holds")
                 }
                 if !stopWaiters.withLock({ $0.stopped }) { try applyRetention() }
+                if !stopWaiters.withLock({ $0.stopped }) { try forgetSilentWorkers() }
             } catch {
                 log(.warning, "maintenance failed: \(error)")
             }
+        }
+
+        /// Deletes the rows of workers silent for an hour, when this worker is elected (in the transaction that holds
+        /// the reaper's lock).
+        private func forgetSilentWorkers() throws {
+            let forgotten = try maintenanceLane.onQueue { connection in
+                try connection.transaction { connection -> Int in
+                    guard try queue.store.holdsReaperLock(connection) else { return 0 }
+                    return try queue.store.forgetSilentWorkers(connection)
+                }
+            }
+            if forgotten > 0 { log(.info, "forgot \(forgotten) worker(s) silent for an hour") }
         }
 
         /// How many finished jobs one maintenance cycle deletes at most: a backlog is worked through over several

@@ -228,6 +228,7 @@
             let thread = Thread { [self] in claimLoop() }
             thread.name = "PKPostgres.DurableWorker.claims"
             thread.start()
+            heartbeatLane.queue.async { [self] in announce() }
             startHeartbeat()
             startJournalFlush()
             startMaintenance()
@@ -289,6 +290,14 @@
                 // Stopped means stopped: the waiters hear of it once the work in flight on the lanes (a last
                 // outcome, a maintenance transaction, a periodic job's check) is over and their connections closed.
                 let lanesClosed = DispatchGroup()
+                // Its row goes (best effort: a worker that cannot reach the database is forgotten after an hour).
+                heartbeatLane.queue.async(group: lanesClosed) { [self] in
+                    do {
+                        try heartbeatLane.onQueue { try queue.store.workerGone(name, $0) }
+                    } catch {
+                        log(.info, "could not delete the worker's row: \(error)")
+                    }
+                }
                 outcomeLane.close(in: lanesClosed)
                 heartbeatLane.close(in: lanesClosed)
                 maintenanceLane.close(in: lanesClosed)
