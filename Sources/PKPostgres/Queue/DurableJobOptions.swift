@@ -78,7 +78,7 @@
         }
 
         /// Throws ``DurableError/invalidOption(_:)`` unless `name` can name a queue (``isValidQueueName(_:)``).
-        static func validateQueueName(_ name: String) throws {
+        package static func validateQueueName(_ name: String) throws {
             guard isValidQueueName(name) else {
                 throw DurableError.invalidOption(
                     "a queue name must be 1 to 64 bytes of letters, digits, '_', '-' and '.', not \"\(name)\"")

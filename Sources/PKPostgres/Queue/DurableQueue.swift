@@ -37,7 +37,9 @@
 
         /// `package` for the benchmark's claim-cost row (W22).
         package let store: DurableStore
-        let connectionString: String
+        /// `package` for PKTesting's `DurableTestWorker`, whose worker runs on a queue of its own over the same
+        /// database.
+        package let connectionString: String
         let lane: DatabaseLane
         private let registry = PKMutex<[String: DurableKind]>([:])
         let migrator: Migrator
