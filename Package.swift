@@ -46,8 +46,10 @@ let package = Package(
         .target(name: "PKConditions", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(
             name: "PKCapabilities", dependencies: ["PKCore", "PKConditions"], swiftSettings: swiftSettings),
+        // Its durable-job helpers are under `#if Postgres`; without the trait PKPostgres is an empty module.
         .target(
-            name: "PKTesting", dependencies: ["PKCore", "PKCapabilities", "PKNetwork"], swiftSettings: swiftSettings),
+            name: "PKTesting", dependencies: ["PKCore", "PKCapabilities", "PKNetwork", "PKPostgres"],
+            swiftSettings: swiftSettings),
         .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(name: "PKNetwork", dependencies: ["PKCore", "PKObservers"], swiftSettings: swiftSettings),
         .target(name: "PKProcess", dependencies: ["PKCore"], swiftSettings: swiftSettings),
