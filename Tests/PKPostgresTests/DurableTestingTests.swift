@@ -256,14 +256,15 @@
 
         @Test func anAttemptThatOutrunsTheTimeoutIsCancelledAndItsJobToo() async throws {
             try await withFixture { fixture in
-                // The job never finishes by itself: the timeout only bounds it.
-                let tester = DurableTestWorker(queue: fixture.queue, timeout: .seconds(5))
+                // The job never finishes by itself: the timeout only bounds it, long enough for the claim on a
+                // loaded machine (a claim later than that would be reported as not started).
+                let tester = DurableTestWorker(queue: fixture.queue, timeout: TestDatabase.hangTimeout)
                 var input = fixture.input("endless")
                 input.runsUntilCancelled = true
                 let error = await #expect(throws: DurableTestWorker.Failure.self) {
                     try await tester.work(TestJob.self, input: input)
                 }
-                guard case .timedOut(let id, after: .seconds(5)) = error else {
+                guard case .timedOut(let id, after: TestDatabase.hangTimeout) = error else {
                     Issue.record("expected timedOut, got \(String(describing: error))")
                     return
                 }
@@ -313,6 +314,22 @@
                     try await tester.work(id, as: Relay.self)
                 }
                 #expect(fixture.probe.startedLabels == ["queued"])
+            }
+        }
+
+        @Test func aJobWhoseInputDoesNotDecodeFailsWithoutWaitingForTheTimeout() async throws {
+            try await withFixture { fixture in
+                // A day: the call returns once the worker counted the job's outcome.
+                let tester = DurableTestWorker(queue: fixture.queue, timeout: .seconds(86_400))
+                let id = try await fixture.queue.enqueue(MismatchedJob.self, input: UnrelatedInput(number: 1))
+                let job = try await tester.work(id, as: TestJob.self)
+                #expect(job.state == .failed)
+                #expect(job.errors.last?.contains("cannot be decoded") == true)
+                #expect(fixture.probe.startedLabels == [])
+                await #expect(throws: DurableError.self) {
+                    _ = try await EnqueuedDurableJobs(TestJob.self, on: fixture.queue)
+                }
+                #expect(await tester.temporaries.unreleased(timeout: 40) == [])
             }
         }
 

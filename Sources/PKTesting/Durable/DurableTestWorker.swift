@@ -203,7 +203,14 @@
             try worker.start()
             let timeout = self.timeout
             let deadline = Task { [weak worker] in
-                try await Task.sleep(for: timeout)
+                // A job that ends without a procedure (its input does not decode) adds none to the worker's queue:
+                // the worker is stopped once its outcome is counted, instead of at the timeout.
+                let end = ContinuousClock.now + timeout
+                while ContinuousClock.now < end {
+                    try await Task.sleep(for: .milliseconds(50))
+                    guard let statistics = worker?.statistics else { return }
+                    if Self.outcomes(statistics) > 0 { break }
+                }
                 worker?.shutdown(gracePeriod: .zero)
             }
             await withTaskCancellationHandler {
@@ -214,6 +221,12 @@
             deadline.cancel()
             withExtendedLifetime(stopAtFirstJob) {}
             return worker.statistics
+        }
+
+        /// The outcomes `statistics` counts, whatever they were.
+        private static func outcomes(_ statistics: DurableWorker.Statistics) -> Int {
+            statistics.completed + statistics.failed + statistics.cancelled + statistics.released
+                + statistics.snoozed + statistics.leasesLost
         }
     }
 
