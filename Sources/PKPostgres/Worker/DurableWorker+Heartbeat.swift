@@ -10,8 +10,9 @@
         /// lane's queue until the worker stops; it does nothing else there, so nothing delays it.
         func startHeartbeat() {
             let period = max(0.05, Self.seconds(leaseDuration) / 3)
-            heartbeatLane.queue.asyncAfter(deadline: .now() + period) { [self] in
-                guard !stopWaiters.withLock({ $0.stopped }) else { return }
+            heartbeatLane.queue.asyncAfter(deadline: .now() + period) { [weak self] in
+                // Weak: a stopped worker is released at once, not at its next tick.
+                guard let self, !stopWaiters.withLock({ $0.stopped }) else { return }
                 heartbeat()
                 startHeartbeat()
             }

@@ -10,8 +10,9 @@
         /// that never waits for a row lock. Nothing is written while nothing changes.
         func startJournalFlush() {
             let period = min(1, max(0.05, Self.seconds(leaseDuration) / 3))
-            heartbeatLane.queue.asyncAfter(deadline: .now() + period) { [self] in
-                guard !stopWaiters.withLock({ $0.stopped }) else { return }
+            heartbeatLane.queue.asyncAfter(deadline: .now() + period) { [weak self] in
+                // Weak: a stopped worker is released at once, not at its next tick.
+                guard let self, !stopWaiters.withLock({ $0.stopped }) else { return }
                 flushJournals()
                 startJournalFlush()
             }

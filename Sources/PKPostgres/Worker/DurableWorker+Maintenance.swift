@@ -13,8 +13,9 @@
         /// waiting for categories nobody holds. On a connection of its own, so the heartbeat never waits for it.
         func startMaintenance() {
             let period = max(0.05, Self.seconds(leaseDuration) / 3)
-            maintenanceLane.queue.asyncAfter(deadline: .now() + period) { [self] in
-                guard !stopWaiters.withLock({ $0.stopped }) else { return }
+            maintenanceLane.queue.asyncAfter(deadline: .now() + period) { [weak self] in
+                // Weak: a stopped worker is released at once, not at its next tick.
+                guard let self, !stopWaiters.withLock({ $0.stopped }) else { return }
                 maintain()
                 startMaintenance()
             }
@@ -111,8 +112,9 @@
         func startPeriodicChecks() {
             guard let shortest = periodicJobs.map(\.schedule.shortestPeriod).min() else { return }
             let period = max(0.01, min(shortest / 2, 1, Self.seconds(leaseDuration) / 3))
-            maintenanceLane.queue.asyncAfter(deadline: .now() + period) { [self] in
-                guard !stopWaiters.withLock({ $0.stopped }) else { return }
+            maintenanceLane.queue.asyncAfter(deadline: .now() + period) { [weak self] in
+                // Weak: a stopped worker is released at once, not at its next tick.
+                guard let self, !stopWaiters.withLock({ $0.stopped }) else { return }
                 checkPeriodicJobs()
                 startPeriodicChecks()
             }
