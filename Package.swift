@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "PKObservers", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .target(name: "PKNetwork", dependencies: ["PKCore", "PKObservers"], swiftSettings: swiftSettings),
         .target(name: "PKProcess", dependencies: ["PKCore"], swiftSettings: swiftSettings),
+        // An HTTP/1.1 server for pk-jobs' dashboard: a target, not a product (it is not a public library yet).
+        .target(name: "PKHTTPServer", dependencies: ["PKCore"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Its code is under `#if Postgres`; without the trait the module is empty and libpq is not needed.
         .target(
