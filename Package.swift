@@ -63,7 +63,11 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // MARK: - Tools
-        .executableTarget(name: "PKJobs", dependencies: ["PKPostgres"], swiftSettings: swiftSettings),
+        // The dashboard behind `pk-jobs serve`: routes, page and JSON API on PKHTTPServer (a target, not a product).
+        .target(
+            name: "PKJobsDashboard", dependencies: ["PKCore", "PKPostgres", "PKHTTPServer"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "PKJobs", dependencies: ["PKPostgres", "PKHTTPServer", "PKJobsDashboard"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
         .executableTarget(
@@ -130,7 +134,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         // Its suites run only when built with the `Postgres` trait and given a server (Scripts/postgres.sh).
         .testTarget(
-            name: "PKPostgresTests", dependencies: ["PKPostgres", "PKObservers", "PKTesting", "DurableFleet"],
+            name: "PKPostgresTests",
+            dependencies: ["PKPostgres", "PKObservers", "PKTesting", "DurableFleet", "PKHTTPServer", "PKJobsDashboard"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -21,6 +21,8 @@
         var failingAttempts: Int?
         /// Fails every attempt until the fleet is healed (`heal`). Absent in rows of older versions.
         var poisoned: Bool?
+        /// Text from `enqueue --label`, shown on the job's page of the dashboard; never interpreted.
+        var label: String?
     }
 
     /// What a demo job reports.

@@ -96,6 +96,7 @@
                 if plan.poisonRate > 0, Double.random(in: 0..<1, using: &random) < plan.poisonRate {
                     input.poisoned = true
                 }
+                input.label = plan.label
                 let options = DurableJobOptions(
                     retry: input.poisoned == true ? poisonRetry : retry, queue: plan.queue)
                 nodes.append(

@@ -34,6 +34,8 @@
             var queue = "default"
             /// The chance that a job is poisoned: it fails every attempt (with 2 attempts) until `heal` is run.
             var poisonRate = 0.0
+            /// Text stored in each job's input (`label`), shown on the job's page of the dashboard.
+            var label: String?
         }
 
         /// What `work` runs.
@@ -60,8 +62,9 @@
             usage: DurableFleet --database <libpq connection string> [--schema NAME] <command>
               enqueue --jobs N [--dag] [--fail-rate P] [--work-ms M]   enqueue N demo jobs (a random DAG with --dag)
                       [--seed S] [--fail-attempts K] [--max-attempts A] [--doomed-rate D] [--retry-wait-ms W]
-                      [--queue Q] [--poison P]
+                      [--queue Q] [--poison P] [--label TEXT]
                         --queue: the named queue the jobs wait in (default "default")
+                        --label: text stored in each job's input, shown on the job's page of the dashboard
                         --poison: a fraction P of the jobs fails every attempt (2 attempts) until `heal` runs
                         --seed: the same DAG and planned failures for the same S
                         --fail-attempts: a job picked with P fails its first 1 to K attempts (planned now; K < A)
@@ -111,6 +114,7 @@
                 case "--retry-wait-ms": plan.retryWaitMilliseconds = try number(argument, Int.self)
                 case "--queue": plan.queue = try value(argument)
                 case "--poison": plan.poisonRate = try number(argument, Double.self)
+                case "--label": plan.label = try value(argument)
                 case "--worker": worker = try value(argument)
                 case "--concurrency": work.concurrency = try number(argument, Int.self)
                 case "--lease-ms": work.leaseMilliseconds = try number(argument, Int.self)
@@ -175,6 +179,11 @@
             }
             guard doomedRate >= 0, doomedRate <= 1 else { throw Problem(description: "--doomed-rate is 0 to 1") }
             guard poisonRate >= 0, poisonRate <= 1 else { throw Problem(description: "--poison is 0 to 1") }
+            if let label {
+                guard label.utf8.count <= 1_000, !label.utf8.contains(0) else {
+                    throw Problem(description: "--label is at most 1,000 bytes, without U+0000")
+                }
+            }
             guard retryWaitMilliseconds >= 0, retryWaitMilliseconds <= 600_000 else {
                 throw Problem(description: "--retry-wait-ms is 0 to 600,000")
             }

@@ -16,6 +16,7 @@ struct JobsCommandLine: Equatable {
         case prune(state: String, olderThanSeconds: Double)
         case pause(String)
         case resume(String)
+        case serve(bind: String, port: Int, readOnly: Bool)
     }
 
     struct UsageError: Error, CustomStringConvertible, Equatable {
@@ -45,6 +46,10 @@ struct JobsCommandLine: Equatable {
           delete ID...                              delete jobs that are not running and nothing waits for
           prune --state S --older-than SECONDS      delete jobs in a final state that finished that long ago (0: all)
           pause QUEUE | resume QUEUE                stop or restart claims from a named queue, fleet-wide
+          serve [--bind ADDR] [--port P] [--read-only]
+                                                    the dashboard and its JSON API (default 127.0.0.1:8080); prints
+                                                    its URL. PK_JOBS_TOKEN sets the access token (needed off
+                                                    loopback); open URL/?token=TOKEN once in a browser
 
         CONN is a libpq connection string (postgresql://user@host/db or key=value pairs); the schema defaults to
         procedurekit. Output is JSON on standard output; exit status 0 on success, 1 on failure, 2 on bad usage.
@@ -59,6 +64,9 @@ struct JobsCommandLine: Equatable {
         var queues: [String] = []
         var limit: Int?
         var olderThan: Double?
+        var bind: String?
+        var port: Int?
+        var readOnly = false
         var words: [String] = []
         var index = 0
         func value(_ option: String) throws(UsageError) -> String {
@@ -96,6 +104,14 @@ struct JobsCommandLine: Equatable {
                         description: "--older-than must be a number of seconds, 0 or more, not \"\(text)\"")
                 }
                 olderThan = seconds
+            case "--bind": bind = try value(argument)
+            case "--port":
+                let text = try value(argument)
+                guard let number = Int(text), (0...65_535).contains(number) else {
+                    throw UsageError(description: "--port must be a whole number from 0 to 65535, not \"\(text)\"")
+                }
+                port = number
+            case "--read-only": readOnly = true
             case "--help", "-h":
                 throw UsageError(description: "")
             default:
@@ -117,8 +133,18 @@ struct JobsCommandLine: Equatable {
                 throw UsageError(description: "\(name) takes no arguments, not \(operands.joined(separator: " "))")
             }
         }
+        if name != "serve" {
+            try refuse([("--bind", bind != nil), ("--port", port != nil), ("--read-only", readOnly)])
+        }
         let command: Command
         switch name {
+        case "serve":
+            try noOperands()
+            try refuse([
+                ("--state", !states.isEmpty), ("--kind", !kinds.isEmpty), ("--queue", !queues.isEmpty),
+                ("--limit", limit != nil), ("--older-than", olderThan != nil),
+            ])
+            command = .serve(bind: bind ?? "127.0.0.1", port: port ?? 8_080, readOnly: readOnly)
         case "migrate", "stats":
             try noOperands()
             try refuse([

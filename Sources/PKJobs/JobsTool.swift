@@ -1,5 +1,6 @@
 #if Postgres
     import Foundation
+    import PKJobsDashboard
     import PKPostgres
 
     /// Carries out one `pk-jobs` command against the database and returns what to print: a JSON value, and whether
@@ -82,6 +83,9 @@
             case .resume(let name):
                 try await queue.resume(queue: name)
                 return Outcome(json: ["resumed": name])
+            case .serve:
+                // main.swift runs the dashboard (Serve) before any command reaches here.
+                return Outcome(json: NSNull(), problems: ["serve runs the dashboard; it is not a one-shot command"])
             }
         }
 

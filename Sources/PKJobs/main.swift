@@ -21,18 +21,19 @@ do {
 }
 
 #if Postgres
+    import PKJobsDashboard
     import PKPostgres
 
+    if case .serve(let bind, let port, let readOnly) = commandLine.command {
+        await Serve.run(commandLine, bind: bind, port: port, readOnly: readOnly)
+    }
     do {
         let outcome = try await JobsTool(commandLine).run()
         print(try JobsJSON.text(outcome.json))
         for problem in outcome.problems { FileHandle.standardError.write(Data("pk-jobs: \(problem)\n".utf8)) }
         exit(outcome.problems.isEmpty ? 0 : 1)
     } catch let error as DurableError {
-        switch error {
-        case .invalidSchemaName, .invalidOption: fail(error.description, status: 2)
-        default: fail(error.description, status: 1)
-        }
+        fail(error.description, status: error.isUsageError ? 2 : 1)
     } catch {
         fail("\(error)", status: 1)
     }

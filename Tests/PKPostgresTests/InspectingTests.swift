@@ -10,25 +10,39 @@
 
         @Test func aJobsGraphHoldsWhatItDependsOnAndWhatDependsOnItWithDepths() async throws {
             try await withFixture { fixture in
-                // a → b → d ← c ← a, d → e; and f, unrelated.
+                // a → b → d ← c ← a, d → e → g ← a (a shortcut); and f, unrelated.
                 let graph = DurableGraph()
                 let a = graph.add(TestJob.self, input: fixture.input("a"))
                 let b = graph.add(TestJob.self, input: fixture.input("b"), after: [a])
                 let c = graph.add(TestJob.self, input: fixture.input("c"), after: [a])
                 let d = graph.add(TestJob.self, input: fixture.input("d"), after: [b, c])
                 let e = graph.add(TestJob.self, input: fixture.input("e"), after: [d])
+                let g = graph.add(TestJob.self, input: fixture.input("g"), after: [a, e])
                 let enqueued = try await fixture.queue.enqueue(graph)
                 let unrelated = try await fixture.queue.enqueue(TestJob.self, input: fixture.input("f"))
                 let around = try await fixture.queue.dependencyGraph(of: enqueued[b])
                 let depths = Dictionary(uniqueKeysWithValues: around.nodes.map { ($0.id, $0.depth) })
-                #expect(depths == [enqueued[a]: -1, enqueued[b]: 0, enqueued[d]: 1, enqueued[e]: 2])
+                #expect(depths == [enqueued[a]: -1, enqueued[b]: 0, enqueued[d]: 1, enqueued[e]: 2, enqueued[g]: 3])
                 #expect(around.root == enqueued[b])
                 #expect(!around.isTruncated)
                 let edges = Set(around.edges.map { [$0.job, $0.dependsOn] })
-                #expect(edges == [[enqueued[b], enqueued[a]], [enqueued[d], enqueued[b]], [enqueued[e], enqueued[d]]])
+                #expect(
+                    edges
+                        == [
+                            [enqueued[b], enqueued[a]], [enqueued[d], enqueued[b]], [enqueued[e], enqueued[d]],
+                            [enqueued[g], enqueued[e]], [enqueued[g], enqueued[a]],
+                        ])
+                // By the longest path: g is 4 from a (through e), not 1 (its own edge), so every edge points forward.
+                let fromA = try await fixture.queue.dependencyGraph(of: enqueued[a])
+                let depthFromA = Dictionary(uniqueKeysWithValues: fromA.nodes.map { ($0.id, $0.depth) })
+                #expect(depthFromA[enqueued[g]] == 4)
+                #expect(depthFromA[enqueued[c]] == 1)
+                for edge in fromA.edges {
+                    #expect(depthFromA[edge.dependsOn]! < depthFromA[edge.job]!)
+                }
                 let whole = try await fixture.queue.dependencyGraph(of: enqueued[d])
-                #expect(Set(whole.nodes.map(\.id)) == Set([a, b, c, d, e].map { enqueued[$0] }))
-                #expect(whole.edges.count == 5)
+                #expect(Set(whole.nodes.map(\.id)) == Set([a, b, c, d, e, g].map { enqueued[$0] }))
+                #expect(whole.edges.count == 7)
                 #expect(whole.nodes.first { $0.id == enqueued[d] }?.state == .blocked)
                 let alone = try await fixture.queue.dependencyGraph(of: unrelated)
                 #expect(alone.nodes.map(\.id) == [unrelated])

@@ -12,8 +12,9 @@
             public let kind: String
             /// Its state now.
             public let state: JobState
-            /// How many dependencies away from the job asked about: negative upstream (what it depends on),
-            /// positive downstream (what depends on it), 0 for the job itself.
+            /// How many dependencies away from the job asked about, by the longest path: negative upstream (what it
+            /// depends on), positive downstream (what depends on it), 0 for the job itself. Every edge goes from a
+            /// lower depth to a higher one.
             public let depth: Int
         }
 
@@ -27,7 +28,7 @@
 
         /// The job asked about.
         public let root: JobID
-        /// The jobs, upstream first, by depth then id.
+        /// The jobs, nearest first (by the distance of their depth from 0, then id): the ones a limit keeps.
         public let nodes: [Node]
         /// The dependencies among ``nodes``.
         public let edges: [Edge]

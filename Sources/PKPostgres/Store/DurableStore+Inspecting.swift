@@ -9,7 +9,9 @@
             -> DurableDependencyGraph?
         {
             guard try snapshot(of: id, connection) != nil else { return nil }
-            // Breadth first both ways; a job reached twice keeps its nearest depth. `limit + 1` to tell truncation.
+            // Both ways; a job reached by several paths takes its longest (so that every edge points from a lower
+            // depth to a higher one, and a drawing by depth has no edge inside a column). `limit + 1` tells
+            // truncation.
             let rows = try connection.execute(
                 """
                 WITH RECURSIVE up(id, depth) AS (
@@ -23,11 +25,11 @@
                     SELECT d.job_id, down.depth + 1 FROM \(schema.dependencies) d JOIN down ON d.depends_on = down.id
                     WHERE down.depth < 100),
                 reached AS (
-                    SELECT id, max(depth) AS depth FROM up GROUP BY id
+                    SELECT id, min(depth) AS depth FROM up GROUP BY id
                     UNION ALL
-                    SELECT id, min(depth) FROM down WHERE id <> $1::bigint GROUP BY id)
+                    SELECT id, max(depth) FROM down WHERE id <> $1::bigint GROUP BY id)
                 SELECT j.id, j.kind, j.state, r.depth FROM reached r JOIN \(schema.jobs) j ON j.id = r.id
-                ORDER BY r.depth, j.id LIMIT $2::integer
+                ORDER BY abs(r.depth), j.id LIMIT $2::integer
                 """, [String(id.rawValue), String(limit + 1)]
             ).rows
             var nodes: [DurableDependencyGraph.Node] = []

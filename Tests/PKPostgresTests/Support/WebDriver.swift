@@ -1,7 +1,8 @@
 #if Postgres
     import Foundation
-    #if canImport(FoundationNetworking)
-        import FoundationNetworking
+    import PKTesting
+    #if canImport(Glibc)
+        import Glibc
     #endif
 
     /// A client of the W3C WebDriver protocol, enough to drive headless Chromium through Debian's `chromedriver`
@@ -23,29 +24,37 @@
         /// The key under which the protocol returns an element's reference.
         private static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
-        let driver: Process
+        /// Started with the default dispositions of SIGTERM and SIGINT (a `Process` would inherit this test
+        /// process's, where they may be ignored, and never stop).
+        let driver: ChildProcess
         let base: URL
         let session: String
 
         /// Starts `chromedriver` on a free loopback port and opens a session of headless Chromium.
-        init(chromedriver: String, chromium: String, windowSize: (width: Int, height: Int) = (1_280, 900)) throws {
+        init(
+            chromedriver: String, chromium: String, logPath: String? = nil,
+            windowSize: (width: Int, height: Int) = (1_280, 900)
+        ) throws {
             let port = try Self.freePort()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: chromedriver)
-            process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess(
+                executable: chromedriver,
+                arguments: ["--port=\(port)", "--allowed-ips=127.0.0.1"] + (logPath.map { ["--log-path=\($0)"] } ?? []))
             driver = process
             base = URL(string: "http://127.0.0.1:\(port)")!
             // The driver answers /status once it listens.
             let deadline = Date().addingTimeInterval(30)
-            while (try? Self.request("GET", base.appendingPathComponent("status"), nil)) == nil {
-                guard Date() < deadline, process.isRunning else {
-                    process.terminate()
-                    throw Failure(description: "chromedriver did not start on port \(port)")
+            while true {
+                do {
+                    _ = try Self.request("GET", base.appendingPathComponent("status"), nil)
+                    break
+                } catch {
+                    guard Date() < deadline else {
+                        process.send(SIGKILL)
+                        _ = process.waitForExit(timeout: 10)
+                        throw Failure(description: "chromedriver did not start on port \(port): \(error)")
+                    }
+                    Thread.sleep(forTimeInterval: 0.1)
                 }
-                Thread.sleep(forTimeInterval: 0.1)
             }
             let capabilities: [String: Any] = [
                 "capabilities": [
@@ -69,8 +78,8 @@
                 }
                 self.session = session
             } catch {
-                process.terminate()
-                process.waitUntilExit()
+                process.send(SIGKILL)
+                _ = process.waitForExit(timeout: 10)
                 throw error
             }
         }
@@ -78,8 +87,8 @@
         /// Ends the session (the browser quits) and stops the driver.
         func quit() {
             _ = try? command("DELETE", "", nil)
-            driver.terminate()
-            driver.waitUntilExit()
+            driver.send(SIGTERM)
+            _ = driver.waitForExit(timeout: 10)
         }
 
         // MARK: - Commands
@@ -162,27 +171,23 @@
         }
 
         /// One request; returns the answer's `value`, or throws the driver's error.
+        ///
+        /// Over a socket of its own rather than URLSession: chromedriver writes its header fields without a space
+        /// after the colon (`Content-Length:250`), which FoundationNetworking on Linux refuses ("Failed writing
+        /// header"). One request per connection (`Connection: close`), read to the end.
         private static func request(_ method: String, _ url: URL, _ body: [String: Any]?) throws -> Any? {
-            var request = URLRequest(url: url, timeoutInterval: 60)
-            request.httpMethod = method
-            if let body {
-                request.httpBody = try JSONSerialization.data(withJSONObject: body)
-                request.setValue("application/json; charset=utf-8", forHTTPHeaderField: "Content-Type")
+            let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+            var head = "\(method) \(url.path) HTTP/1.1\r\nHost: 127.0.0.1:\(url.port ?? 80)\r\nConnection: close\r\n"
+            if body != nil { head += "Content-Type: application/json; charset=utf-8\r\n" }
+            head += "Content-Length: \(payload.count)\r\n\r\n"
+            let answer = try exchange(Data(head.utf8) + payload, port: url.port ?? 80)
+            guard let split = answer.range(of: Data("\r\n\r\n".utf8)) else {
+                throw Failure(description: "\(method) \(url.path): no answer's head in \(answer.count) bytes")
             }
-            let done = DispatchSemaphore(value: 0)
-            nonisolated(unsafe) var result: Result<(Data, Int), any Error> = .failure(Failure(description: "no answer"))
-            let task = URLSession.shared.dataTask(with: request) { data, response, error in
-                if let error {
-                    result = .failure(error)
-                } else {
-                    result = .success((data ?? Data(), (response as? HTTPURLResponse)?.statusCode ?? 0))
-                }
-                done.signal()
-            }
-            task.resume()
-            done.wait()
-            let (data, status) = try result.get()
-            let object = data.isEmpty ? nil : try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let statusLine = String(decoding: answer[..<split.lowerBound], as: UTF8.self).split(separator: "\r\n").first
+            let status = statusLine.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
+            let data = answer[split.upperBound...]
+            let object = data.isEmpty ? nil : try JSONSerialization.jsonObject(with: Data(data)) as? [String: Any]
             let value = object?["value"]
             guard (200..<300).contains(status) else {
                 let detail = value as? [String: Any]
@@ -193,9 +198,68 @@
             return value is NSNull ? nil : value
         }
 
+        /// Sends `request` to 127.0.0.1:`port` and reads the answer until the driver closes the connection.
+        private static func exchange(_ request: Data, port: Int) throws -> Data {
+            #if canImport(Glibc)
+                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #else
+                let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            #endif
+            guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+            defer { close(descriptor) }
+            var timeout = timeval(tv_sec: 120, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else { throw Failure(description: "connect to port \(port): errno \(errno)") }
+            var sent = 0
+            let bytes = [UInt8](request)
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { throw Failure(description: "send: errno \(errno)") }
+                sent += count
+            }
+            // Until the body's Content-Length is read (the driver may keep the connection open), or the end.
+            var answer = Data()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while !isComplete(answer) {
+                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                if count == 0 { break }
+                guard count > 0 else { throw Failure(description: "recv: errno \(errno)") }
+                answer.append(contentsOf: buffer[0..<count])
+            }
+            return answer
+        }
+
+        /// Whether `answer` holds a whole head and as many body bytes as its `Content-Length` says.
+        private static func isComplete(_ answer: Data) -> Bool {
+            guard let split = answer.range(of: Data("\r\n\r\n".utf8)) else { return false }
+            let head = String(decoding: answer[..<split.lowerBound], as: UTF8.self)
+            for line in head.split(separator: "\r\n").dropFirst() {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == "content-length",
+                    let length = Int(parts[1].trimmingCharacters(in: .whitespaces))
+                {
+                    return answer.count - split.upperBound >= length
+                }
+            }
+            return false
+        }
+
         /// A loopback port nobody listens on now.
         private static func freePort() throws -> Int {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #if canImport(Glibc)
+                let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #else
+                let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+            #endif
             guard socket >= 0 else { throw Failure(description: "no socket") }
             defer { close(socket) }
             var address = sockaddr_in()
