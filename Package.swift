@@ -65,9 +65,11 @@ let package = Package(
         // MARK: - Tools
         // The dashboard behind `pk-jobs serve`: routes, page and JSON API on PKHTTPServer (a target, not a product).
         .target(
-            name: "PKJobsDashboard", dependencies: ["PKCore", "PKPostgres", "PKHTTPServer"], swiftSettings: swiftSettings),
+            name: "PKJobsDashboard", dependencies: ["PKCore", "PKPostgres", "PKHTTPServer"],
+            swiftSettings: swiftSettings),
         .executableTarget(
-            name: "PKJobs", dependencies: ["PKPostgres", "PKHTTPServer", "PKJobsDashboard"], swiftSettings: swiftSettings),
+            name: "PKJobs", dependencies: ["PKPostgres", "PKHTTPServer", "PKJobsDashboard"],
+            swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
         .executableTarget(
@@ -135,7 +137,9 @@ let package = Package(
         // Its suites run only when built with the `Postgres` trait and given a server (Scripts/postgres.sh).
         .testTarget(
             name: "PKPostgresTests",
-            dependencies: ["PKPostgres", "PKObservers", "PKTesting", "DurableFleet", "PKHTTPServer", "PKJobsDashboard"],
+            dependencies: [
+                "PKPostgres", "PKObservers", "PKTesting", "DurableFleet", "PKHTTPServer", "PKJobsDashboard",
+            ],
             swiftSettings: swiftSettings),
     ]
 )
