@@ -134,6 +134,8 @@ let package = Package(
         .testTarget(
             name: "PKProcessTests", dependencies: ["PKProcess", "PKObservers", "PKTesting", "ProcessPipeline"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PKHTTPServerTests", dependencies: ["PKHTTPServer", "PKTesting"], swiftSettings: swiftSettings),
         // Its suites run only when built with the `Postgres` trait and given a server (Scripts/postgres.sh).
         .testTarget(
             name: "PKPostgresTests",

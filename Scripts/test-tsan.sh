@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs PKCoreTests, PKConditionsTests, PKStressTests, PKMigrationTests, PKObserversTests, PKCapabilitiesTests,
-# PKNetworkTests, PKProcessTests and PKPostgresTests (when PostgreSQL is here: Scripts/postgres-env.sh) under
-# ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented build never replaces the normal
-# one.
+# PKNetworkTests, PKProcessTests, PKHTTPServerTests and PKPostgresTests (when PostgreSQL is here:
+# Scripts/postgres-env.sh) under ThreadSanitizer, in their own build directory (.build-tsan), so the instrumented
+# build never replaces the normal one.
 #
 # Usage: Scripts/test-tsan.sh [filter] [more arguments for `swift test`]
 #   Scripts/test-tsan.sh                     # every suite listed above
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests|PKNetworkTests|PKProcessTests|PKPostgresTests}"
+filter="${1:-PKCoreTests|PKConditionsTests|PKStressTests|PKMigrationTests|PKObserversTests|PKCapabilitiesTests|PKNetworkTests|PKProcessTests|PKHTTPServerTests|PKPostgresTests}"
 # By default the suites that run an example executable as a child process and check what it does with signals and
 # its exit status (GracefulShutdownExampleTests, ProcessPipelineExampleTests) are left to the debug run: what they
 # test happens in the child, they spend their time waiting for it (15 s of CI's budget here), and the library code

@@ -136,7 +136,16 @@ struct HTTPRequestParser {
         }
         var index = max(scanned, start)
         var headEnd: Int?
-        while index < buffer.count {
+        while true {
+            // The limits are checked at each position before its byte is looked at, so that the error does not
+            // depend on how the bytes were split into reads.
+            if let lineEnd {
+                // The section so far, less the two CRLFs that may end it.
+                if index - (lineEnd + 2) > limits.maxHeaderBytes + 4 { return fail(.headersTooLarge) }
+            } else if index - start > limits.maxRequestLineLength + 1 {
+                return fail(.requestLineTooLong)
+            }
+            guard index < buffer.count else { break }
             if buffer[index] == .lf {
                 guard index > start, buffer[index - 1] == .cr else { return fail(.badRequest("a bare LF")) }
                 if lineEnd == nil {
@@ -150,12 +159,6 @@ struct HTTPRequestParser {
             index += 1
         }
         guard let headEnd, let lineEnd else {
-            if let lineEnd {
-                // The section so far, less the two CRLFs that may end it.
-                if buffer.count - (lineEnd + 2) > limits.maxHeaderBytes + 4 { return fail(.headersTooLarge) }
-            } else if buffer.count - start > limits.maxRequestLineLength + 1 {
-                return fail(.requestLineTooLong)
-            }
             state = .head(scanned: index, lineEnd: lineEnd)
             return .needMoreBytes
         }

@@ -8,6 +8,7 @@ enum RequestTarget {
         guard target.first == UInt8(ascii: "/") else {
             return .failure(.badRequest("the target is not an absolute path"))
         }
+        guard !target.contains(UInt8(ascii: "#")) else { return .failure(.badRequest("a fragment in the target")) }
         let question = target.firstIndex(of: UInt8(ascii: "?"))
         let rawPath = target[..<(question ?? target.endIndex)]
         let rawQuery = question.map { target[target.index(after: $0)...] } ?? []

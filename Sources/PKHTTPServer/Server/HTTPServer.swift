@@ -112,11 +112,13 @@ public final class HTTPServer: Sendable {
     /// call waits). A server that was shut down does not start again.
     @discardableResult
     public func shutdown() -> Bool {
+        var woken: WakePipe?
         switch state.withLock({ $0.shutdownRequested() }) {
         case .done(let drained):
             return drained
         case .wakeAndWait(let wake):
             wake.signal()
+            woken = wake
         case .wait:
             break
         }
@@ -126,6 +128,8 @@ public final class HTTPServer: Sendable {
             drained = threads.wait(timeout: Self.dispatchTime(after: .seconds(1))) == .success
         }
         state.withLock { $0.shutdownWaited() }
+        // No thread polls the pipe any more: close it now rather than when the threads' closures are released.
+        if drained { woken?.close() }
         return drained
     }
 

@@ -19,6 +19,7 @@ final class WakePipe: Sendable {
     let readEnd: Int32
     private let writeEnd: Int32
     private let signalled = Atomic<Bool>(false)
+    private let closed = Atomic<Bool>(false)
 
     /// Creates the pipe; `nil` (with `errno` set) when the system has no descriptors to give.
     init?() {
@@ -33,8 +34,15 @@ final class WakePipe: Sendable {
     }
 
     deinit {
-        close(readEnd)
-        close(writeEnd)
+        close()
+    }
+
+    /// Closes both ends, once. Only when no thread polls the read end any more: shutdown calls it once every
+    /// thread of the server has ended; otherwise the last reference's release does.
+    func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        closeDescriptor(readEnd)
+        closeDescriptor(writeEnd)
     }
 
     /// Whether ``signal()`` has been called.
@@ -46,4 +54,15 @@ final class WakePipe: Sendable {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
+}
+
+/// `close(2)`, which `WakePipe.close()` hides inside the class.
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+    #elseif canImport(Musl)
+        _ = Musl.close(descriptor)
+    #else
+        _ = Darwin.close(descriptor)
+    #endif
 }

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+
+@testable import PKHTTPServer
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A response as the test client read it.
+struct TestResponse {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: [UInt8]
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A blocking TCP client to 127.0.0.1, for the server's tests: sends raw bytes and reads responses. Every read gives
+/// up after `timeout` (a generous bound, never an assertion about speed).
+final class TestClient {
+
+    let descriptor: Int32
+    private var pending: [UInt8] = []
+    private(set) var closedByPeer = false
+
+    init(port: UInt16, timeout: Duration = .seconds(20)) throws {
+        #if os(Linux)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        #if canImport(Darwin)
+            var on: Int32 = 1
+            setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .ECONNREFUSED)
+        }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Sends every byte; `false` when the server closed the connection.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        #if os(Linux)
+            let flags = Int32(MSG_NOSIGNAL)
+        #else
+            let flags: Int32 = 0
+        #endif
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes {
+                Foundation.send(descriptor, $0.baseAddress! + offset, $0.count - offset, flags)
+            }
+            if sent < 0 && errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    /// Sends a string's UTF-8.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        send(Array(text.utf8))
+    }
+
+    /// Shuts the sending side: the server reads the end of the stream.
+    func finishSending() {
+        shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Reads more bytes into `pending`; `false` at the end of the stream, on an error or at the timeout.
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                closedByPeer = count == 0 || errno == ECONNRESET
+                return false
+            }
+            pending += chunk[0..<count]
+            return true
+        }
+    }
+
+    /// The next response's head and its `Content-Length` body (or, without one, everything up to the close);
+    /// `nil` when the connection ends first. `bodyless`: a response to HEAD.
+    func readResponse(bodyless: Bool = false) -> TestResponse? {
+        var headEnd: Int?
+        while true {
+            if let range = findHeadEnd() {
+                headEnd = range
+                break
+            }
+            guard fill() else { return nil }
+        }
+        guard let headEnd else { return nil }
+        let head = String(decoding: pending[0..<headEnd], as: UTF8.self)
+        pending.removeFirst(headEnd + 4)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+        var headers = HTTPHeaders()
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.add(
+                String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        if status == 100 { return readResponse(bodyless: bodyless) }
+        if bodyless || status == 204 || status == 304 {
+            return TestResponse(status: status, headers: headers, body: [])
+        }
+        if let lengthText = headers["Content-Length"], let length = Int(lengthText) {
+            while pending.count < length {
+                guard fill() else { return nil }
+            }
+            let body = Array(pending[0..<length])
+            pending.removeFirst(length)
+            return TestResponse(status: status, headers: headers, body: body)
+        }
+        while fill() {}
+        defer { pending = [] }
+        return TestResponse(status: status, headers: headers, body: pending)
+    }
+
+    /// Reads until `predicate` holds for what arrived after the last response, or the connection ends; returns
+    /// what arrived.
+    func readUntil(_ predicate: ([UInt8]) -> Bool) -> [UInt8] {
+        while !predicate(pending) {
+            guard fill() else { break }
+        }
+        return pending
+    }
+
+    /// Reads until the server closes the connection (or the timeout); whether it did close it.
+    func waitForClose() -> Bool {
+        while fill() {}
+        return closedByPeer
+    }
+
+    private func findHeadEnd() -> Int? {
+        guard pending.count >= 4 else { return nil }
+        for index in 0...(pending.count - 4)
+        where pending[index] == 13 && pending[index + 1] == 10 && pending[index + 2] == 13 && pending[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+}
+
+/// A started server with the tests' configuration (changed by `configure`) and its port; the caller shuts it down.
+func startedServer(
+    _ configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+    handler: @escaping HTTPServer.Handler = { request in .text("hello \(request.path)") }
+) throws -> (server: HTTPServer, port: UInt16) {
+    var configuration = HTTPServer.Configuration()
+    // Long enough that a loaded machine never cuts off a test's own prompt client; the tests of the timeouts set
+    // 200 ms.
+    configuration.readTimeout = .seconds(2)
+    configuration.idleTimeout = .seconds(30)
+    configuration.writeTimeout = .seconds(5)
+    configuration.shutdownTimeout = .seconds(10)
+    configure(&configuration)
+    let server = HTTPServer(configuration: configuration, handler: handler)
+    try server.start()
+    return (server, try #require(server.port))
+}
+
+/// The number of open descriptors of this process (Linux: the entries of /proc/self/fd), or `nil` elsewhere.
+func openDescriptorCount() -> Int? {
+    #if os(Linux)
+        return (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count
+    #else
+        return nil
+    #endif
+}
+
+/// A simple GET with a Host.
+func get(_ path: String, _ extraHeaders: String = "") -> String {
+    "GET \(path) HTTP/1.1\r\nHost: test\r\n\(extraHeaders)\r\n"
+}
