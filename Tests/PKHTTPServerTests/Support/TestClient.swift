@@ -70,7 +70,7 @@ final class TestClient {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes {
-                Foundation.send(descriptor, $0.baseAddress! + offset, $0.count - offset, flags)
+                systemSend(descriptor, $0.baseAddress! + offset, $0.count - offset, flags)
             }
             if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { return false }
@@ -168,6 +168,15 @@ final class TestClient {
         }
         return nil
     }
+}
+
+/// `send(2)`, which `TestClient.send` hides inside the class.
+private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
+    #if canImport(Glibc)
+        Glibc.send(descriptor, bytes, count, flags)
+    #else
+        Darwin.send(descriptor, bytes, count, flags)
+    #endif
 }
 
 /// A started server with the tests' configuration (changed by `configure`) and its port; the caller shuts it down.
