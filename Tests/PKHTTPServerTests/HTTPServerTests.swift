@@ -238,6 +238,21 @@ import Testing
         #expect(second.shutdown())
     }
 
+    @Test func theIPv6LoopbackCanBeBoundWhereTheSystemHasIt() throws {
+        let server = HTTPServer(configuration: .init(host: "::1", port: 0)) { request in .text(request.peerAddress) }
+        do {
+            try server.start()
+        } catch {
+            // No IPv6 on this machine (some containers): nothing to test.
+            #expect(error.code == .invalidAddress || error.code == .bind || error.code == .socket)
+            return
+        }
+        defer { server.shutdown() }
+        let client = try TestClient(port: try #require(server.port), ipv6: true)
+        client.send(get("/"))
+        #expect(client.readResponse()?.text.hasPrefix("[::1]:") == true)
+    }
+
     @Test func anUnresolvableHostIsAnInvalidAddress() {
         let server = HTTPServer(configuration: .init(host: "no such host.invalid", port: 0)) { _ in .text("") }
         do {

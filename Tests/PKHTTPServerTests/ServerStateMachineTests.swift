@@ -107,4 +107,27 @@ import Testing
         #expect(machine.startRequested() == .fail(.shutDown))
         #expect(machine.port == nil)
     }
+
+    @Test func connectionsEndingWhileStoppingLeaveTheRegistry() throws {
+        var (machine, _) = try running()
+        #expect(machine.accepted(ConnectionSocket(-1)) == .serve(0))
+        #expect(machine.accepted(ConnectionSocket(-1)) == .serve(1))
+        _ = machine.shutdownRequested()
+        machine.connectionEnded(0)
+        #expect(machine.connectionsToForce().count == 1)
+        machine.connectionEnded(1)
+        #expect(machine.connectionsToForce().isEmpty)
+        machine.shutdownWaited()
+        guard case .done(drained: true) = machine.shutdownRequested() else {
+            Issue.record("expected drained")
+            return
+        }
+        #expect(machine.accepted(ConnectionSocket(-1)) == .close)
+        #expect(machine.port == 8080)
+    }
+
+    @Test func aRunningServerHasNothingToForce() throws {
+        let (machine, _) = try running()
+        #expect(machine.connectionsToForce().isEmpty)
+    }
 }

@@ -25,11 +25,12 @@ final class TestClient {
     private var pending: [UInt8] = []
     private(set) var closedByPeer = false
 
-    init(port: UInt16, timeout: Duration = .seconds(20)) throws {
+    init(port: UInt16, ipv6: Bool = false, timeout: Duration = .seconds(20)) throws {
+        let family = ipv6 ? AF_INET6 : AF_INET
         #if os(Linux)
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
         #else
-            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            descriptor = socket(family, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         #if canImport(Darwin)
@@ -39,14 +40,19 @@ final class TestClient {
         var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let connected: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            inet_pton(AF_INET6, "::1", &address.sin6_addr)
+            connected = Self.connect(descriptor, &address)
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            connected = Self.connect(descriptor, &address)
         }
         guard connected == 0 else {
             let code = errno
@@ -57,6 +63,14 @@ final class TestClient {
 
     deinit {
         close(descriptor)
+    }
+
+    private static func connect<Address>(_ descriptor: Int32, _ address: inout Address) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                systemConnect(descriptor, $0, socklen_t(MemoryLayout<Address>.size))
+            }
+        }
     }
 
     /// Sends every byte; `false` when the server closed the connection.
@@ -176,6 +190,15 @@ private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count:
         Glibc.send(descriptor, bytes, count, flags)
     #else
         Darwin.send(descriptor, bytes, count, flags)
+    #endif
+}
+
+/// `connect(2)`, which `TestClient.connect` hides inside the class.
+private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    #if canImport(Glibc)
+        Glibc.connect(descriptor, address, length)
+    #else
+        Darwin.connect(descriptor, address, length)
     #endif
 }
 
