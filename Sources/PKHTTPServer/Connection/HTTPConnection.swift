@@ -1,7 +1,7 @@
 /// One connection's life on its own thread: read with deadlines, parse, call the handler, write, until the
 /// connection closes. Only this thread reads, writes or closes the socket (see ``ConnectionSocket``).
 ///
-/// Deadlines, as a small state (``Wait``) beside the parser:
+/// The lifecycle and the deadlines are ``ConnectionStateMachine``'s; this type performs the reads and writes:
 /// - the first request must arrive, head and body, within the read timeout of the accept;
 /// - between requests the connection may stay idle for the idle timeout; the next request's first byte starts
 ///   its own read timeout, for its whole head and body (a client trickling bytes is cut off: 408, then closed);
@@ -10,22 +10,10 @@
 /// the response (with `Connection: close`) and then closes.
 struct HTTPConnection {
 
-    /// What the connection is waiting for, and until when.
-    private enum Wait {
-        /// Between requests: nothing received yet.
-        case idle(until: ContinuousClock.Instant)
-        /// A request is due, or partly received.
-        case request(until: ContinuousClock.Instant)
-
-        var deadline: ContinuousClock.Instant {
-            switch self {
-            case .idle(let until), .request(let until): until
-            }
-        }
-    }
-
     let socket: ConnectionSocket
     let peerAddress: String
+    /// When the acceptor accepted it: the first request's read deadline counts from there.
+    let acceptedAt: ContinuousClock.Instant
     let wake: WakePipe
     let configuration: HTTPServer.Configuration
     let handler: HTTPServer.Handler
@@ -35,19 +23,23 @@ struct HTTPConnection {
         defer { socket.close() }
         var parser = HTTPRequestParser(limits: configuration.limits)
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
-        var wait = Wait.request(until: .now.advanced(by: configuration.readTimeout))
+        var machine = ConnectionStateMachine(
+            acceptedAt: acceptedAt,
+            timeouts: .init(read: configuration.readTimeout, idle: configuration.idleTimeout))
         var sentContinue = false
         while true {
             switch parser.next() {
             case .request(let parsed):
+                machine.requestParsed()
                 sentContinue = false
-                guard respond(to: parsed) else { return }
-                wait =
-                    parser.hasPartialRequest
-                    ? .request(until: .now.advanced(by: configuration.readTimeout))
-                    : .idle(until: .now.advanced(by: configuration.idleTimeout))
+                let keepAlive = respond(to: parsed)
+                guard
+                    machine.responseSent(
+                        keepAlive: keepAlive, partialRequestBuffered: parser.hasPartialRequest, at: .now)
+                else { return }
                 continue
             case .failure(let error):
+                machine.closed()
                 refuse(error.status, error.message)
                 return
             case .needMoreBytes:
@@ -57,21 +49,23 @@ struct HTTPConnection {
                 sentContinue = true
                 guard send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
             }
-            switch Socket.waitReadable(socket.descriptor, wake: wake, deadline: wait.deadline) {
+            switch Socket.waitReadable(socket.descriptor, wake: wake, deadline: machine.readDeadline) {
             case .woken:
+                machine.closed()
                 return
             case .timedOut:
-                if parser.hasPartialRequest {
+                if machine.deadlinePassed(partialRequestBuffered: parser.hasPartialRequest) == .answerTimeoutAndClose {
                     refuse(.requestTimeout, "The request was not received in time.")
                 }
                 return
             case .readable:
                 guard let count = Socket.receive(socket.descriptor, into: &scratch) else { continue }
-                guard count > 0 else { return }
-                parser.append(scratch[0..<count])
-                if case .idle = wait {
-                    wait = .request(until: .now.advanced(by: configuration.readTimeout))
+                guard count > 0 else {
+                    machine.closed()
+                    return
                 }
+                parser.append(scratch[0..<count])
+                machine.bytesReceived(at: .now)
             }
         }
     }

@@ -174,7 +174,8 @@ public final class HTTPServer: Sendable {
             reject(socket)
         case .serve(let identifier):
             let connection = HTTPConnection(
-                socket: socket, peerAddress: peer, wake: wake, configuration: configuration, handler: handler)
+                socket: socket, peerAddress: peer, acceptedAt: .now, wake: wake, configuration: configuration,
+                handler: handler)
             threads.enter()
             let started = ServerThread.start { [self] in
                 connection.run()
