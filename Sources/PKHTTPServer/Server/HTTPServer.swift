@@ -30,6 +30,8 @@ import PKCore
 /// The server answers malformed or oversized requests itself with a 4xx or 5xx and closes that connection; the
 /// handler sees only valid requests with a decoded, normalised path (see ``HTTPRequest/path``). Request bodies
 /// with `Transfer-Encoding` (chunked) are answered `501 Not Implemented`.
+///
+/// A started server runs until ``shutdown()``, even with no reference left to it (its threads hold one).
 public final class HTTPServer: Sendable {
 
     /// Answers a request; called on the connection's thread. It may block; it runs under no lock of the server.
@@ -92,10 +94,12 @@ public final class HTTPServer: Sendable {
         case .accept:
             threads.enter()
             guard ServerThread.start({ [self] in acceptLoop(listener: listener, wake: wake) }) else {
-                // No thread for the acceptor: stop as if shut down.
+                // No thread for the acceptor: stop as if shut down (nothing to wait for: nothing was accepted).
                 threads.leave()
                 close(listener)
-                shutdown()
+                if case .wakeAndWait(let woken) = state.withLock({ $0.shutdownRequested() }) { woken.signal() }
+                state.withLock { $0.shutdownWaited() }
+                wake.close()
                 throw HTTPServerError(.socket, systemError: EAGAIN, "no thread for the acceptor")
             }
         }
