@@ -17,10 +17,15 @@
                     "serve refuses to listen on \(bind) without a token: set PK_JOBS_TOKEN, or bind 127.0.0.1",
                     status: 2)
             }
+            if !loopback, let token, token.utf8.count < 16 {
+                fail("PK_JOBS_TOKEN must have at least 16 bytes to listen on \(bind)", status: 2)
+            }
             let queue: DurableQueue
             do {
+                // A request never waits long behind a lock a worker holds, nor on a statement gone astray.
                 queue = try DurableQueue(
-                    connectionString: commandLine.database, schema: commandLine.schema, migration: .manual)
+                    connectionString: commandLine.database, schema: commandLine.schema, migration: .manual,
+                    statementTimeout: .seconds(30), lockTimeout: .seconds(5))
                 // Fails now, with the reason, when the database or the schema is not there.
                 _ = try await queue.queueStatistics()
             } catch let error as DurableError {
@@ -30,9 +35,10 @@
             }
             let dashboard = Dashboard(
                 queue: queue, access: DashboardAccess(token: token, loopback: loopback), readOnly: readOnly)
-            let server = HTTPServer(configuration: HTTPServer.Configuration(host: bind, port: UInt16(port))) {
-                dashboard.respond(to: $0)
-            }
+            var configuration = HTTPServer.Configuration(host: bind, port: UInt16(port))
+            // The server's own answers (400, 408, 413, 414, 431, 503) carry the dashboard's headers too.
+            configuration.defaultHeaders = HTTPHeaders(Dashboard.securityHeaders.map { (name: $0.0, value: $0.1) })
+            let server = HTTPServer(configuration: configuration) { dashboard.respond(to: $0) }
             do {
                 try server.start()
             } catch {

@@ -98,6 +98,8 @@
                 }
             } catch let error as BadRequest {
                 return DashboardAccess.error(.badRequest, error.message)
+            } catch is BlockingTimedOut {
+                return DashboardAccess.error(.serviceUnavailable, "the database did not answer within a minute")
             } catch {
                 return DashboardAccess.error(.internalServerError, "\(error)")
             }
@@ -205,8 +207,17 @@
             case "retry":
                 return ["retried": try blocking { [queue] in try await queue.retry(matching: filter) }]
             case "cancel", "delete":
+                var filter = filter
+                if action == "cancel", filter.states.isEmpty {
+                    filter.states = [.blocked, .available, .running]
+                }
+                // Deleting every job is not one click away: a bulk delete names the states it deletes.
+                guard action == "cancel" || !filter.states.isEmpty else {
+                    throw BadRequest(message: "a bulk delete needs a state (state=completed, failed or cancelled)")
+                }
+                let bounded = filter
                 let count = try blocking { [queue] in
-                    var page = filter
+                    var page = bounded
                     page.limit = 1_000
                     page.afterID = nil
                     var changed = 0
@@ -287,8 +298,9 @@
         }
     }
 
-    /// Runs `body` on the cooperative pool and blocks the calling thread (a server thread, never the pool's) until
-    /// it is done.
+    /// Runs `body` on the cooperative pool and blocks the calling thread until it is done, for a minute at most.
+    /// Call it from a thread of the server, never from the cooperative pool: blocking the pool's threads can leave
+    /// none to run `body` (a deadlock).
     func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let result = PKMutex<Result<T, any Error>?>(nil)
@@ -302,7 +314,11 @@
             result.withLock { $0 = outcome }
             done.signal()
         }
-        done.wait()
+        // A database that does not answer (a lock, a lost connection) is a 503, not a thread held for ever.
+        guard done.wait(timeout: .now() + 60) == .success else { throw BlockingTimedOut() }
         return try result.withLock { $0 }!.get()
     }
+
+    /// ``blocking(_:)`` waited a minute in vain (its work goes on, and its answer is dropped).
+    struct BlockingTimedOut: Error {}
 #endif

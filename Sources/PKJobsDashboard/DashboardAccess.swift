@@ -49,23 +49,24 @@
             }
             var byBearer = false
             if let token {
+                // The scheme's name is case-insensitive (RFC 9110).
                 let bearer = request.headers["Authorization"].flatMap { value -> String? in
-                    value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : nil
+                    value.count > 7 && value.prefix(7).lowercased() == "bearer " ? String(value.dropFirst(7)) : nil
                 }
-                if let bearer, Self.equal(bearer, token) {
-                    byBearer = true
-                } else if let cookie = Self.cookie(Self.cookieName, in: request.headers.values(for: "Cookie")),
-                    Self.equal(cookie, session)
-                {
-                    byBearer = false
-                } else if request.method == "GET", request.path == "/", let offered = request.queryValue("token"),
-                    Self.equal(offered, token)
-                {
-                    // The token leaves the address bar at once: the cookie stands for it from now on.
+                let offered = request.method == "GET" && request.path == "/" ? request.queryValue("token") : nil
+                if let offered, Self.equal(offered, token) {
+                    // Whatever else the request carries, the token leaves the address bar (and the history) at once:
+                    // the cookie stands for it from now on.
                     var response = HTTPResponse(status: .seeOther, headers: ["Location": "/"])
                     response.headers["Set-Cookie"] =
                         "\(Self.cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict"
                     return .answered(response)
+                } else if let bearer, Self.equal(bearer, token) {
+                    byBearer = true
+                } else if Self.cookies(Self.cookieName, in: request.headers.values(for: "Cookie")).contains(where: {
+                    Self.equal($0, session)
+                }) {
+                    byBearer = false
                 } else {
                     var response = Self.error(
                         .unauthorized,
@@ -100,22 +101,25 @@
             return ["127.0.0.1", "localhost", "::1"].contains(name.lowercased())
         }
 
-        /// Whether a listening address is a loopback one (`127.0.0.0/8`, `::1`, `localhost`).
+        /// Whether a listening address is a loopback one: `localhost`, `::1`, or a numeric `127.a.b.c` (a name that
+        /// merely starts with `127.` may resolve anywhere).
         package static func isLoopbackAddress(_ address: String) -> Bool {
-            address == "localhost" || address == "::1" || address.hasPrefix("127.")
+            if address == "localhost" || address == "::1" { return true }
+            let parts = address.split(separator: ".", omittingEmptySubsequences: false)
+            return parts.count == 4 && parts[0] == "127"
+                && parts.allSatisfy { part in part.count <= 3 && UInt8(part).map { _ in true } ?? false }
         }
 
-        /// The value of cookie `name` among `Cookie` headers.
-        static func cookie(_ name: String, in headers: [String]) -> String? {
-            for header in headers {
-                for pair in header.split(separator: ";") {
+        /// Every value of cookie `name` among `Cookie` headers (another site on `localhost`, whose cookies share
+        /// the name's space whatever the port, may have set one of its own).
+        static func cookies(_ name: String, in headers: [String]) -> [String] {
+            headers.flatMap { header in
+                header.split(separator: ";").compactMap { pair -> String? in
                     let parts = pair.split(separator: "=", maxSplits: 1)
-                    if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                        return parts[1].trimmingCharacters(in: .whitespaces)
-                    }
+                    guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name else { return nil }
+                    return parts[1].trimmingCharacters(in: .whitespaces)
                 }
             }
-            return nil
         }
 
         /// Compares in time that depends on the lengths only, not on where the texts first differ.

@@ -56,6 +56,23 @@ import Testing
         #expect(requests(parse("\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")).count == 1)
     }
 
+    @Test func aStreamOfEmptyLinesHoldsNoMemory() {
+        var parser = HTTPRequestParser(limits: testLimits)
+        let emptyLines = Array(String(repeating: "\r\n", count: 4_096).utf8)
+        for _ in 0..<1_000 {
+            parser.append(emptyLines)
+            let output = parser.next()
+            #expect(output == .needMoreBytes)
+        }
+        #expect(parser.heldByteCount <= 4_096)
+        parser.append(Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+        guard case .request(let parsed) = parser.next() else {
+            Issue.record("no request after the empty lines")
+            return
+        }
+        #expect(parsed.request.path == "/")
+    }
+
     @Test func http10ClosesAfterTheResponseAndNeedsNoHost() throws {
         let parsed = try #require(requests(parse("GET / HTTP/1.0\r\n\r\n")).first)
         #expect(parsed.version == .http10)

@@ -182,11 +182,12 @@
             try execute(["--database", fixture.url, "--schema", fixture.schema] + arguments)
         }
 
-        /// Runs `pk-jobs arguments…` to its end (within a minute).
-        static func execute(_ arguments: [String]) throws -> Result {
+        /// Runs `pk-jobs arguments…` to its end (within a minute), in `environment` (by default this process's).
+        static func execute(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try #require(executable))
             process.arguments = arguments
+            if let environment { process.environment = environment }
             let output = Pipe()
             let error = Pipe()
             process.standardOutput = output

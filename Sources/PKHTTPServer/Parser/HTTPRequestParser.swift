@@ -50,7 +50,8 @@ struct HTTPRequestParser {
 
     private enum State {
         /// Looking for the end of the head. `scanned` is where the search resumes; `lineEnd` the index of the
-        /// request line's CR once found. Indices are into `buffer`, which is compacted only between requests.
+        /// request line's CR once found. Indices are into `buffer`, which is compacted between requests and while
+        /// empty lines before a request line are dropped.
         case head(scanned: Int, lineEnd: Int?)
         /// The head is parsed; waiting for `length` bytes of body.
         case body(ParsedRequest, length: Int)
@@ -87,6 +88,11 @@ struct HTTPRequestParser {
     }
 
     /// Adds received bytes.
+    /// The bytes held and not yet consumed by a request (for tests of what the parser keeps).
+    var bufferedByteCount: Int { buffer.count - start }
+    /// The bytes held, consumed or not.
+    var heldByteCount: Int { buffer.count }
+
     mutating func append(_ bytes: some Sequence<UInt8>) {
         if case .failed = state { return }
         buffer.append(contentsOf: bytes)
@@ -130,9 +136,16 @@ struct HTTPRequestParser {
 
     private mutating func scanHead(from scanned: Int, lineEnd knownLineEnd: Int?) -> Output {
         var lineEnd = knownLineEnd
+        var scanned = scanned
         if lineEnd == nil {
-            // Empty lines before a request line are ignored (RFC 9112, section 2.2).
+            // Empty lines before a request line are ignored (RFC 9112, section 2.2), and dropped as they come: a
+            // client sending nothing but CRLFs holds no memory (only its connection, until the read timeout).
             while buffer.count - start >= 2, buffer[start] == .cr, buffer[start + 1] == .lf { start += 2 }
+            if start == buffer.count || start >= 4096 {
+                buffer.removeSubrange(0..<start)
+                scanned = max(0, scanned - start)
+                start = 0
+            }
         }
         var index = max(scanned, start)
         var headEnd: Int?

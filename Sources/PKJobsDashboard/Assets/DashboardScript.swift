@@ -95,7 +95,7 @@
             let refresh = async () => {};
 
             function route() {
-              clearInterval(timer);
+              clearTimeout(timer);
               generation += 1;
               const hash = location.hash || "#/";
               const [path, query] = hash.slice(1).split("?");
@@ -119,8 +119,16 @@
                   say(error.message, true);
                 }
               };
-              refresh();
-              timer = setInterval(refresh, 2000);
+              // The next poll two seconds after this one ended (a slow database never piles requests up); none
+              // while the tab is hidden or while a field of the page is being edited.
+              const poll = async () => {
+                if (mine !== generation) return;
+                const editing = document.activeElement && main.contains(document.activeElement)
+                  && ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
+                if (!document.hidden && !editing) await refresh();
+                if (mine === generation) timer = setTimeout(poll, 2000);
+              };
+              poll();
             }
 
             // MARK: - Overview
@@ -199,12 +207,19 @@
 
             // MARK: - Jobs
 
-            function filterFrom(parameters) {
+            // The listing's query: the filter, and the page (`after`, `limit`) unless `withPage` is false (a bulk action
+            // covers every page).
+            function filterFrom(parameters, withPage = true) {
               const query = new URLSearchParams();
-              for (const name of ["state", "kind", "queue", "after", "limit"]) {
+              for (const name of withPage ? ["state", "kind", "queue", "after", "limit"] : ["state", "kind", "queue"]) {
                 if (parameters.get(name)) query.set(name, parameters.get(name));
               }
               return query;
+            }
+
+            function describe(filter) {
+              const parts = [...filter.entries()].map(([name, value]) => name + " " + value);
+              return parts.length ? " (" + parts.join(", ") + ")" : " (no filter: every job)";
             }
 
             async function jobs(parameters) {
@@ -227,10 +242,11 @@
                 el("td", {}, jobLink(job.id)), el("td", {}, job.kind), el("td", {}, job.queue), el("td", {}, stateBadge(job.state)),
                 el("td", {}, job.attempt + " / " + job.maxAttempts), el("td", {}, when(job.createdAt)),
                 el("td", { class: "error-text" }, job.errors.length ? job.errors[job.errors.length - 1].error : "")));
+              const bulkFilter = filterFrom(parameters, false);
               const bulk = readOnly ? [] : [
-                button("Retry all matching", confirmed("Retry every failed or cancelled job matching this filter?", () => post("/api/jobs/retry?" + filterFrom(parameters).toString())), { "data-action": "retry-matching" }),
-                button("Cancel all matching", confirmed("Cancel every unfinished job matching this filter?", () => post("/api/jobs/cancel?" + filterFrom(parameters).toString())), { "data-action": "cancel-matching" }),
-                button("Delete all matching", confirmed("Delete every job matching this filter that is not running?", () => post("/api/jobs/delete?" + filterFrom(parameters).toString())), { "data-action": "delete-matching" }),
+                button("Retry all matching", confirmed("Retry every failed or cancelled job matching" + describe(bulkFilter) + "?", () => post("/api/jobs/retry?" + bulkFilter.toString())), { "data-action": "retry-matching" }),
+                button("Cancel all matching", confirmed("Cancel every unfinished job matching" + describe(bulkFilter) + "?", () => post("/api/jobs/cancel?" + bulkFilter.toString())), { "data-action": "cancel-matching" }),
+                bulkFilter.get("state") ? button("Delete all matching", confirmed("Delete every job matching" + describe(bulkFilter) + " that is not running?", () => post("/api/jobs/delete?" + bulkFilter.toString())), { "data-action": "delete-matching" }) : null,
               ];
               const next = new URLSearchParams(query);
               if (list.length) next.set("after", list[list.length - 1].id);

@@ -70,16 +70,19 @@
             unlimited.limit = 10_000
             try unlimited.validate()
             let bounded = unlimited
-            return try await lane.run { [self] connection in
-                try migrateOnce(connection)
-                var retried = 0
-                var after = bounded.afterID
-                while true {
-                    let ids = try store.retryable(bounded, after: after, batch: 1_000, connection)
-                    retried += try store.retry(ids, connection).count
-                    guard ids.count == 1_000, let last = ids.last else { return retried }
-                    after = last
+            // A batch per turn on the queue's connection, so that other requests (a dashboard's) go between them.
+            var retried = 0
+            var after = bounded.afterID
+            while true {
+                let from = after
+                let (ids, count) = try await lane.run { [self] connection in
+                    try migrateOnce(connection)
+                    let ids = try store.retryable(bounded, after: from, batch: 1_000, connection)
+                    return (ids, try store.retry(ids, connection).count)
                 }
+                retried += count
+                guard ids.count == 1_000, let last = ids.last else { return retried }
+                after = last
             }
         }
 

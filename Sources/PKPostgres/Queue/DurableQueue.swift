@@ -57,14 +57,36 @@
         ///   - migration: Whether the queue creates and migrates the schema at its first use (the default), or
         ///     leaves that to a separate step (``Migration/manual``).
         /// - Throws: ``DurableError/invalidSchemaName(_:)`` unless `schema` is lower-case letters, digits and `_`.
-        public init(connectionString: String, schema: String = "procedurekit", migration: Migration = .automatic)
-            throws
-        {
+        public convenience init(
+            connectionString: String, schema: String = "procedurekit", migration: Migration = .automatic
+        ) throws {
+            try self.init(
+                connectionString: connectionString, schema: schema, migration: migration, statementTimeout: nil,
+                lockTimeout: nil)
+        }
+
+        /// A queue whose own connection gives up on a statement after `statementTimeout` and on a row lock after
+        /// `lockTimeout` (PostgreSQL's settings of those names): for the dashboard, whose requests must not wait
+        /// for ever behind a lock a worker holds.
+        package init(
+            connectionString: String, schema: String, migration: Migration, statementTimeout: Duration?,
+            lockTimeout: Duration?
+        ) throws {
             let validated = try DurableSchema(schema)
             self.schema = schema
             self.connectionString = connectionString
             store = DurableStore(schema: validated)
-            lane = DatabaseLane(label: "PKPostgres.DurableQueue.\(schema)", connectionString: connectionString)
+            var settings: [String] = []
+            for (name, value) in [("statement_timeout", statementTimeout), ("lock_timeout", lockTimeout)] {
+                guard let value else { continue }
+                let milliseconds = Int64((value.timeInterval * 1_000).rounded(.up))
+                settings.append("SET \(name) = \(milliseconds)")
+            }
+            let statements = settings
+            lane = DatabaseLane(label: "PKPostgres.DurableQueue.\(schema)", connectionString: connectionString) {
+                connection in
+                for statement in statements { try connection.execute(statement) }
+            }
             let migrator = Migrator(schema: validated, mode: migration)
             self.migrator = migrator
             watcher = JobWatcher(connectionString: connectionString, store: store) { try migrator.ensure($0) }

@@ -220,10 +220,32 @@ func startedServer(
     return (server, try #require(server.port))
 }
 
-/// The number of open descriptors of this process (Linux: the entries of /proc/self/fd), or `nil` elsewhere.
-func openDescriptorCount() -> Int? {
+/// How many of this process's descriptors are TCP sockets on local port `port` (the server's listening socket and
+/// the connections it accepted), or `nil` where /proc is not there. Unlike a count of every descriptor, other
+/// suites running at the same time (their connections, files and child processes) do not change it.
+func serverSocketCount(port: UInt16) -> Int? {
     #if os(Linux)
-        return (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count
+        var inodes = Set<String>()
+        let portHex = String(format: ":%04X", port)
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                // sl, local_address, rem_address, st, tx:rx, tr:when, retrnsmt, uid, timeout, inode
+                guard fields.count > 9, fields[1].hasSuffix(portHex) else { continue }
+                inodes.insert(String(fields[9]))
+            }
+        }
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else {
+            return nil
+        }
+        return descriptors.filter { descriptor in
+            guard
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"),
+                target.hasPrefix("socket:[")
+            else { return false }
+            return inodes.contains(String(target.dropFirst(8).dropLast()))
+        }.count
     #else
         return nil
     #endif
