@@ -8,7 +8,8 @@
 # PKPostgres (durable procedures) is built and its suite run whenever PostgreSQL and libpq are here or can be
 # installed (Scripts/postgres.sh): the build then enables the `Postgres` package trait and a throwaway server is
 # started for the tests. Otherwise the suite is skipped with a loud message, unless PK_REQUIRE_POSTGRES=1 (CI),
-# which makes that a failure.
+# which makes that a failure. The same goes for the dashboard's browser test and Chromium (Scripts/chromium.sh,
+# PK_REQUIRE_BROWSER=1).
 #
 # Set SCRATCH_PATH to build somewhere other than .build.
 set -euo pipefail
@@ -21,6 +22,16 @@ step() { printf '\n==> %s\n' "$*"; }
 
 # shellcheck source=Scripts/postgres-env.sh
 source Scripts/postgres-env.sh
+
+# The dashboard's browser test (PKPostgresTests) needs headless Chromium: installed when possible; without it the
+# test is skipped, loudly, unless PK_REQUIRE_BROWSER=1 (CI), where it fails.
+if ((${#traits[@]} > 0)) && ! Scripts/chromium.sh install >/dev/null 2>&1; then
+    if [[ "${PK_REQUIRE_BROWSER:-0}" == 1 ]]; then
+        printf '\nERROR: PK_REQUIRE_BROWSER=1 but Chromium and chromedriver are not available\n' >&2
+        exit 1
+    fi
+    printf '\nWARNING: Chromium or chromedriver is missing: the dashboard browser test is SKIPPED\n\n' >&2
+fi
 
 step "Build all targets and tests (Swift 6 language mode, warnings as errors${traits[*]:+, ${traits[*]}})"
 swift build ${scratch[@]+"${scratch[@]}"} ${traits[@]+"${traits[@]}"} --build-tests -Xswiftc -warnings-as-errors
