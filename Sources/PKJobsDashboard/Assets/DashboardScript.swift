@@ -214,11 +214,17 @@
               for (const name of withPage ? ["state", "kind", "queue", "after", "limit"] : ["state", "kind", "queue"]) {
                 if (parameters.get(name)) query.set(name, parameters.get(name));
               }
+              // "Created within the last N seconds", as the API's createdAfter (seconds since 1970).
+              const since = Number(parameters.get("since"));
+              if (since > 0) query.set("createdAfter", String(Math.floor(Date.now() / 1000) - since));
               return query;
             }
 
+            const periods = [["", "any time"], ["3600", "the last hour"], ["86400", "the last day"], ["604800", "the last week"]];
+
             function describe(filter) {
-              const parts = [...filter.entries()].map(([name, value]) => name + " " + value);
+              const parts = [...filter.entries()].map(([name, value]) =>
+                name === "createdAfter" ? "created after " + new Date(Number(value) * 1000).toLocaleString() : name + " " + value);
               return parts.length ? " (" + parts.join(", ") + ")" : " (no filter: every job)";
             }
 
@@ -231,6 +237,8 @@
                   states.map((s) => el("option", { value: s, selected: parameters.get("state") === s ? "selected" : null }, s)))),
                 el("label", {}, " Kind ", el("input", { name: "kind", value: parameters.get("kind") || "" })),
                 el("label", {}, " Queue ", el("input", { name: "queue", value: parameters.get("queue") || "" })),
+                el("label", {}, " Created ", el("select", { name: "since" },
+                  periods.map(([value, label]) => el("option", { value: value, selected: (parameters.get("since") || "") === value ? "selected" : null }, label)))),
                 el("button", { type: "submit" }, "Filter"));
               form.addEventListener("submit", (event) => {
                 event.preventDefault();
