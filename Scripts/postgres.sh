@@ -72,7 +72,7 @@ start() {
     if ! running; then
         as_owner "$bin/pg_ctl" -D "$data" -l "$log" -w -t 30 start \
             -o "-c listen_addresses='' -c unix_socket_directories='$dir' -p $port -c fsync=off \
-                -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" >/dev/null \
+                -c synchronous_commit=off -c full_page_writes=off -c max_connections=500" >/dev/null \
             || { tail -20 "$log" >&2; exit 1; }
     fi
     url
