@@ -355,10 +355,10 @@ import Foundation
 /// W16 to W18: durable jobs on PostgreSQL, when the benchmark is built with the Postgres trait and
 /// Scripts/bench.sh gave it a server (PK_POSTGRES_URL); otherwise a message says they were skipped.
 @MainActor func runDurableWorkloads() {
-    guard ["W16", "W17", "W18", "W22", "W23", "W25"].contains(where: selected) else { return }
+    guard ["W16", "W17", "W18", "W22", "W23", "W24", "W25"].contains(where: selected) else { return }
     #if Postgres
         guard let url = ProcessInfo.processInfo.environment["PK_POSTGRES_URL"], !url.isEmpty else {
-            FileHandle.standardError.write(Data("W16-W18, W22, W23, W25 skipped: PK_POSTGRES_URL is not set\n".utf8))
+            FileHandle.standardError.write(Data("W16-W18, W22-W25 skipped: PK_POSTGRES_URL is not set\n".utf8))
             return
         }
         do {
@@ -377,6 +377,13 @@ import Foundation
                 FileHandle.standardError.write(Data("W22 failed: \(error)\n".utf8))
             }
         }
+        if selected("W24") {
+            do {
+                try measureFleetScale(url: url)
+            } catch {
+                FileHandle.standardError.write(Data("W24 failed: \(error)\n".utf8))
+            }
+        }
         if selected("W25") {
             do {
                 try measureClaimCost(url: url, crowd: .otherQueues)
@@ -392,7 +399,7 @@ import Foundation
             }
         }
     #else
-        FileHandle.standardError.write(Data("W16-W18, W22, W23, W25 skipped: built without the Postgres trait\n".utf8))
+        FileHandle.standardError.write(Data("W16-W18, W22-W25 skipped: built without the Postgres trait\n".utf8))
     #endif
 }
 
