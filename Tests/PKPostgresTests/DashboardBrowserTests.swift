@@ -89,35 +89,34 @@
                 // The failed job's page: its label is text, and the injected markup did nothing.
                 try browser.open(address + "#/jobs?state=failed")
                 _ = try browser.element("#jobs tr[data-job=\"\(victim.id.rawValue)\"]")
-                try browser.click(try browser.element("#jobs tr[data-job=\"\(victim.id.rawValue)\"] a[data-job-link]"))
-                let label = try browser.element("#job-label")
-                #expect(try browser.text(label) == injected)
+                try browser.click("#jobs tr[data-job=\"\(victim.id.rawValue)\"] a[data-job-link]")
+                #expect(try browser.text(of: "#job-label") == injected)
                 #expect(try browser.execute("return typeof window.__pwned") as? String == "undefined")
                 #expect(try browser.elements("#job-input").count == 1)
                 try browser.screenshot(to: "\(shots)/2-failed-job.png")
 
                 // Healed, then retried from the page: it completes.
                 _ = try FleetProcessTests.run(database, schema, ["heal"])
-                try browser.click(try browser.element("#retry"))
+                try browser.click("#retry")
                 try browser.waitFor("the confirmation") { browser.alertText() != nil }
                 try browser.acceptAlert()
                 try browser.waitFor("the retried job to complete", timeout: 120) {
-                    try browser.attribute(try browser.element("#job-state"), "data-state") == "completed"
+                    try browser.attribute(of: "#job-state", "data-state") == "completed"
                 }
                 #expect(try await fixture.queue.job(victim.id).state == .completed)
                 try browser.screenshot(to: "\(shots)/3-retried-job.png")
 
                 // Pause and resume the queue from the overview.
                 try browser.open(address + "#/")
-                try browser.click(try browser.element("\(defaultRow) button[data-action=\"pause\"]"))
+                try browser.click("\(defaultRow) button[data-action=\"pause\"]")
                 try browser.waitFor("the confirmation") { browser.alertText() != nil }
                 try browser.acceptAlert()
                 try browser.waitFor("the queue to show paused") {
-                    try browser.attribute(try browser.element(defaultRow), "data-paused") == "true"
+                    try browser.attribute(of: defaultRow, "data-paused") == "true"
                 }
                 #expect(try await fixture.queue.queueStatistics().paused == ["default"])
                 try browser.screenshot(to: "\(shots)/4-paused.png")
-                try browser.click(try browser.element("\(defaultRow) button[data-action=\"resume\"]"))
+                try browser.click("\(defaultRow) button[data-action=\"resume\"]")
                 try browser.waitFor("the confirmation") { browser.alertText() != nil }
                 try browser.acceptAlert()
                 try browser.waitFor("the queue to show running") {
@@ -133,8 +132,8 @@
                     try browser.elements("#graph g.node").count == graph.nodes.count
                 }
                 for node in graph.nodes {
-                    let drawn = try browser.element("#graph g.node[data-job=\"\(node.id.rawValue)\"]")
-                    #expect(try browser.attribute(drawn, "data-state") == node.state.rawValue)
+                    let drawn = "#graph g.node[data-job=\"\(node.id.rawValue)\"]"
+                    #expect(try browser.attribute(of: drawn, "data-state") == node.state.rawValue)
                 }
                 #expect(try browser.elements("#graph line.edge").count == graph.edges.count)
                 try browser.screenshot(to: "\(shots)/5-graph.png")
@@ -174,8 +173,8 @@
 
         /// The count the overview shows for `queue` and `state`.
         static func count(_ browser: WebDriver, queue: String, state: String) throws -> Int {
-            let cell = try browser.element("#queues tr[data-queue=\"\(queue)\"] td[data-state=\"\(state)\"]")
-            return Int(try browser.attribute(cell, "data-count") ?? "") ?? -1
+            let cell = "#queues tr[data-queue=\"\(queue)\"] td[data-state=\"\(state)\"]"
+            return Int(try browser.attribute(of: cell, "data-count") ?? "") ?? -1
         }
 
         /// The job whose dependency graph has the most jobs, among the first 40.

@@ -39,7 +39,9 @@
             Iterator(base: stream.makeAsyncIterator(), subscription: subscription)
         }
 
-        /// Reads the events in the order they were published.
+        /// Reads the events in the order they were published. A worker publishes a job's events in order; events
+        /// published by different threads (an enqueue's `inserted`, published once its transaction commits, and a
+        /// worker's `started` for the same job) may arrive in either order.
         public struct Iterator: AsyncIteratorProtocol {
             var base: AsyncStream<DurableJobEvent>.Iterator
             let subscription: Subscription

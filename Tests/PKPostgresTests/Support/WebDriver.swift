@@ -125,6 +125,42 @@
         /// Clicks the element.
         func click(_ element: Element) throws { _ = try command("POST", "/element/\(element.reference)/click", [:]) }
 
+        // MARK: - By selector, again and again
+        //
+        // A page that redraws itself (the dashboard does every two seconds) replaces its elements: one found a moment
+        // ago may be gone ("stale element reference"). These find the element afresh for each try, until `timeout`.
+
+        /// Clicks the first element `selector` matches.
+        func click(_ selector: String, timeout: TimeInterval = 30) throws {
+            try waitFor("a click on \(selector)", timeout: timeout) {
+                guard let element = try elements(selector).first else { return false }
+                try click(element)
+                return true
+            }
+        }
+
+        /// The text of the first element `selector` matches.
+        func text(of selector: String, timeout: TimeInterval = 30) throws -> String {
+            var found: String?
+            try waitFor("the text of \(selector)", timeout: timeout) {
+                guard let element = try elements(selector).first else { return false }
+                found = try text(element)
+                return true
+            }
+            return found ?? ""
+        }
+
+        /// The attribute `name` of the first element `selector` matches (`nil` when it has none).
+        func attribute(of selector: String, _ name: String, timeout: TimeInterval = 30) throws -> String? {
+            var found: String??
+            try waitFor("the attribute \(name) of \(selector)", timeout: timeout) {
+                guard let element = try elements(selector).first else { return false }
+                found = .some(try attribute(element, name))
+                return true
+            }
+            return found ?? nil
+        }
+
         /// Runs `script` in the page (`return …` gives a value) with `arguments`.
         func execute(_ script: String, _ arguments: [Any] = []) throws -> Any? {
             try command("POST", "/execute/sync", ["script": script, "args": arguments])
