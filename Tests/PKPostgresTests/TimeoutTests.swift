@@ -41,13 +41,15 @@
             try await withFixture { fixture in
                 var input = fixture.input("slow")
                 input.runsUntilCancelled = true
+                // Two seconds: long enough for execute() to begin (and so see the cancellation) on a machine that runs
+                // the other suites meanwhile (at 300 ms it once timed out before its execute() in CI).
                 let id = try await fixture.queue.enqueue(
-                    TestJob.self, input: input, options: DurableJobOptions(retry: .never, timeout: .milliseconds(300)))
+                    TestJob.self, input: input, options: DurableJobOptions(retry: .never, timeout: .seconds(2)))
                 let worker = try fixture.startWorker()
                 let job = try await fixture.waitUntilFinished(id)
                 #expect(job.state == .failed)
                 #expect(job.errors.count == 1)
-                #expect(job.errors.first?.contains("timed out after 0.3 s") == true, "\(job.errors)")
+                #expect(job.errors.first?.contains("timed out after 2.0 s") == true, "\(job.errors)")
                 #expect(fixture.probe.events(.sawCancellation).count == 1)
                 #expect(worker.statistics.timedOut == 1)
                 try await eventually("the slot to be free") { worker.runningJobs.isEmpty }
