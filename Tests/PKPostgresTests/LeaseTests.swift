@@ -14,10 +14,7 @@
                 let id = try await fixture.queue.enqueue(TestJob.self, input: input)
                 let worker = try fixture.startWorker()
                 try await eventually("the job to start") { fixture.probe.hasStarted("taken") }
-                // Another worker took the job over: its token is no longer this worker's.
-                try await fixture.sql(
-                    "UPDATE \(fixture.schema).jobs SET lease_token = lease_token + 1000000 WHERE id = $1::bigint",
-                    [String(id.rawValue)])
+                try await fixture.stealLease(of: id)
                 try await eventually("the worker to give the job up") { worker.statistics.leasesLost == 1 }
                 #expect(fixture.probe.events(.sawCancellation).map(\.attempt) == [1])
                 #expect(fixture.probe.events(.completing).isEmpty)

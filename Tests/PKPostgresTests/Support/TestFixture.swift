@@ -90,6 +90,14 @@
             return Int(try row.int64(column))
         }
 
+        /// Takes job `id`'s lease away from the worker running it, as if another worker had taken the job over:
+        /// its token is no longer the worker's, so the worker's next heartbeat finds the lease lost.
+        func stealLease(of id: JobID) async throws {
+            _ = try await sql(
+                "UPDATE \(schema).jobs SET lease_token = lease_token + 1000000 WHERE id = $1::bigint",
+                [String(id.rawValue)])
+        }
+
         /// Waits until `id` is finished.
         func waitUntilFinished(_ id: JobID) async throws -> DurableJobSnapshot {
             try await withHangTimeout("\(id) to finish") { [queue] in try await queue.waitUntilFinished(id) }
