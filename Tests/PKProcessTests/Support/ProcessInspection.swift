@@ -115,7 +115,14 @@ final class TemporaryDirectory: Sendable {
     /// Writes an executable shell script named `name` with `body`, and returns its URL.
     func script(_ name: String, _ body: String, executable: Bool = true) throws -> URL {
         let file = url.appendingPathComponent(name)
-        try "#!/bin/sh\n\(body)\n".write(to: file, atomically: true, encoding: .utf8)
+        // Written through a descriptor that closes on exec: one inherited by a child another test spawns meanwhile
+        // would keep the file open for writing, and its own exec would fail with ETXTBSY ("Text file busy").
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0o755 : 0o644)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let bytes = Array("#!/bin/sh\n\(body)\n".utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
         try FileManager.default.setAttributes(
             [.posixPermissions: executable ? 0o755 : 0o644], ofItemAtPath: file.path)
         return file
