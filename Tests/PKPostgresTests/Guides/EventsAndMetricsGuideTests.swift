@@ -34,6 +34,8 @@
                 let id = try await fixture.queue.enqueue(TestJob.self, input: fixture.input("guide"))
                 let worker = try fixture.startWorker()
                 _ = try await fixture.waitUntilFinished(id)
+                // The worker counts an outcome after the commit that records it, so the row can be seen first.
+                try await eventually("the worker to count the completion") { worker.metrics.statistics.completed == 1 }
                 let page = try await metricsPage(queue: fixture.queue, workers: [worker])
                 watcher.cancel()
                 await watcher.value
