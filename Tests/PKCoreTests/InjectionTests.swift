@@ -7,18 +7,18 @@ import Testing
 
 /// An output procedure whose output is set (or left pending) by the test, and which finishes without errors.
 private final class PresetOutputProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `slot` is guarded by its Mutex (inside ValueStorage); the superclass guards its state.
+    // @unchecked Sendable: `slot` is guarded by its PKMutex; the superclass guards its state.
 
-    private let slot: ValueStorage<Pending<ProcedureResult<Output>>>
+    private let slot: PKMutex<Pending<ProcedureResult<Output>>>
 
     init(_ output: Pending<ProcedureResult<Output>>) {
-        slot = ValueStorage(output)
+        slot = PKMutex(output)
         super.init()
     }
 
     var output: Pending<ProcedureResult<Output>> {
-        get { slot.value }
-        set { slot.value = newValue }
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
     }
 
     override func execute() { finish() }
@@ -441,31 +441,31 @@ private struct Location: Sendable, Equatable {
 }
 
 private final class UserLocationProcedure: Procedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `slot` is guarded by its Mutex (inside ValueStorage); the superclass guards its state.
-    private let slot = ValueStorage<Pending<ProcedureResult<Location>>>(.pending)
+    // @unchecked Sendable: `slot` is guarded by its PKMutex; the superclass guards its state.
+    private let slot = PKMutex<Pending<ProcedureResult<Location>>>(.pending)
     var output: Pending<ProcedureResult<Location>> {
-        get { slot.value }
-        set { slot.value = newValue }
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
     }
     override func execute() { finish(withResult: .success(Location(speed: 12.5))) }
 }
 
 private final class ProcessUserLocation: Procedure, InputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `slot` is guarded by its Mutex (inside ValueStorage); the superclass guards its state.
-    private let slot = ValueStorage<Pending<Location>>(.pending)
+    // @unchecked Sendable: `slot` is guarded by its PKMutex; the superclass guards its state.
+    private let slot = PKMutex<Pending<Location>>(.pending)
     var input: Pending<Location> {
-        get { slot.value }
-        set { slot.value = newValue }
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
     }
     override func execute() { finish() }
 }
 
 private final class ProcessUserSpeed: Procedure, InputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `slot` is guarded by its Mutex (inside ValueStorage); the superclass guards its state.
-    private let slot = ValueStorage<Pending<Double>>(.pending)
+    // @unchecked Sendable: `slot` is guarded by its PKMutex; the superclass guards its state.
+    private let slot = PKMutex<Pending<Double>>(.pending)
     var input: Pending<Double> {
-        get { slot.value }
-        set { slot.value = newValue }
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
     }
     override func execute() { finish() }
 }

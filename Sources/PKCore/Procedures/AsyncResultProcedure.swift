@@ -14,8 +14,10 @@
 /// handler), and cancels the Task running an `async` closure; a `CancellationError` thrown because of that
 /// finishes the procedure without recording another error. There is no timeout.
 open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `outputStorage` and `task` are guarded by their Mutexes (inside ValueStorage and ClosureTask),
+    // @unchecked Sendable: `outputSlot` and `task` are guarded by their Mutexes (inside ErasedSlot and ClosureTask),
     // `completed` is a Mutex-guarded flag, `body` is immutable and Sendable; everything else is the superclass's.
+    //
+    // PERF(W26): the output is stored erased (see ErasedSlot).
 
     /// The completion handler given to the block.
     public typealias Completion = @Sendable (ProcedureResult<Output>) -> Void
@@ -26,7 +28,8 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
     }
 
     private let body: Body
-    private let outputStorage = ValueStorage<Pending<ProcedureResult<Output>>>(.pending)
+    @usableFromInline
+    let outputSlot = ErasedSlot()
     private let task = ClosureTask()
     private let completed = OnceFlag()
 
@@ -48,9 +51,9 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
     }
 
     /// The output: pending until the block completes.
-    public var output: Pending<ProcedureResult<Output>> {
-        get { outputStorage.value }
-        set { outputStorage.value = newValue }
+    public final var output: Pending<ProcedureResult<Output>> {
+        @inlinable get { outputSlot.output(as: Output.self) }
+        set { outputSlot.setOutput(newValue) }
     }
 
     /// Starts the block.
@@ -77,9 +80,9 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
             return
         }
         if recordingError {
-            finish(withResult: result)
+            finish(storing: result.erased, in: outputSlot)
         } else {
-            output = .ready(result)
+            outputSlot.store(result.erased)
             finish()
         }
     }

@@ -24,9 +24,11 @@
 open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     Procedure, InputProcedure, OutputProcedure, @unchecked Sendable
 {
-    // @unchecked Sendable: `inputStorage`, `outputStorage` and `task` are guarded by their Mutexes (inside
-    // ValueStorage and ClosureTask), `completed` is a Mutex-guarded flag, `body` is immutable and Sendable;
-    // everything else is the superclass's.
+    // @unchecked Sendable: `inputSlot`, `outputSlot` and `task` are guarded by their Mutexes (inside ErasedSlot
+    // and ClosureTask), `completed` is a Mutex-guarded flag, `body` is immutable and Sendable; everything else is
+    // the superclass's.
+    //
+    // PERF(W26): the input and output are stored erased (see ErasedSlot).
 
     /// The completion handler given to the transform.
     public typealias Completion = @Sendable (ProcedureResult<Output>) -> Void
@@ -36,8 +38,10 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
         case async(@Sendable (Input) async throws -> Output)
     }
 
-    private let inputStorage = ValueStorage<Pending<Input>>(.pending)
-    private let outputStorage = ValueStorage<Pending<ProcedureResult<Output>>>(.pending)
+    @usableFromInline
+    let inputSlot = ErasedSlot()
+    @usableFromInline
+    let outputSlot = ErasedSlot()
     private let completed = OnceFlag()
     private let task = ClosureTask()
     private let body: Body
@@ -57,23 +61,24 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     }
 
     /// The input: pending until injected or set.
-    public var input: Pending<Input> {
-        get { inputStorage.value }
-        set { inputStorage.value = newValue }
+    public final var input: Pending<Input> {
+        @inlinable get { inputSlot.input(as: Input.self) }
+        set { inputSlot.setInput(newValue) }
     }
 
     /// The output: pending until the transform completes.
-    public var output: Pending<ProcedureResult<Output>> {
-        get { outputStorage.value }
-        set { outputStorage.value = newValue }
+    public final var output: Pending<ProcedureResult<Output>> {
+        @inlinable get { outputSlot.output(as: Output.self) }
+        set { outputSlot.setOutput(newValue) }
     }
 
     /// Starts the transform.
     open override func execute() {
-        guard case .ready(let value) = input else {
+        guard case .success(let erasedInput) = inputSlot.erased else {
             complete(with: .failure(ProcedureKitError.requirementNotSatisfied()))
             return
         }
+        let value = ErasedSlot.cast(erasedInput, to: Input.self)
         switch body {
         case .callback(let transform):
             transform(value) { [self] result in complete(with: result) }
@@ -97,9 +102,9 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
             return
         }
         if recordingError {
-            finish(withResult: result)
+            finish(storing: result.erased, in: outputSlot)
         } else {
-            output = .ready(result)
+            outputSlot.store(result.erased)
             finish()
         }
     }

@@ -14,11 +14,16 @@
 open class TransformProcedure<Input: Sendable, Output: Sendable>:
     Procedure, InputProcedure, OutputProcedure, @unchecked Sendable
 {
-    // @unchecked Sendable: `inputStorage` and `outputStorage` are guarded by their Mutexes (inside ValueStorage);
-    // `transform` is immutable and Sendable; everything else is the superclass's.
+    // @unchecked Sendable: `inputSlot` and `outputSlot` are guarded by their PKMutexes; `transform` is immutable
+    // and Sendable; everything else is the superclass's.
+    //
+    // PERF(W26): the input and output are stored erased (see ErasedSlot), and `execute()` never builds a
+    // `Pending` of either type, so running one costs no generic-metadata lookup.
 
-    private let inputStorage = ValueStorage<Pending<Input>>(.pending)
-    private let outputStorage = ValueStorage<Pending<ProcedureResult<Output>>>(.pending)
+    @usableFromInline
+    let inputSlot = ErasedSlot()
+    @usableFromInline
+    let outputSlot = ErasedSlot()
     private let transform: @Sendable (Input) throws -> Output
 
     /// Creates a procedure that outputs `transform(input)`.
@@ -29,22 +34,28 @@ open class TransformProcedure<Input: Sendable, Output: Sendable>:
 
     /// The input: pending until injected or set.
     public final var input: Pending<Input> {
-        get { inputStorage.value }
-        set { inputStorage.value = newValue }
+        @inlinable get { inputSlot.input(as: Input.self) }
+        set { inputSlot.setInput(newValue) }
     }
 
     /// The output: pending until the procedure has executed.
     public final var output: Pending<ProcedureResult<Output>> {
-        get { outputStorage.value }
-        set { outputStorage.value = newValue }
+        @inlinable get { outputSlot.output(as: Output.self) }
+        set { outputSlot.setOutput(newValue) }
     }
 
     /// Transforms the input and finishes with the result.
     open override func execute() {
-        guard case .ready(let value) = input else {
-            finish(withResult: .failure(ProcedureKitError.requirementNotSatisfied()))
+        guard case .success(let erasedInput) = inputSlot.erased else {
+            finish(storing: .failure(ProcedureKitError.requirementNotSatisfied()), in: outputSlot)
             return
         }
-        finish(withResult: Result { try transform(value) })
+        let result: ErasedPending
+        do {
+            result = .success(try transform(ErasedSlot.cast(erasedInput, to: Input.self)))
+        } catch {
+            result = .failure(error)
+        }
+        finish(storing: result, in: outputSlot)
     }
 }
