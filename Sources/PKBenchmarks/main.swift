@@ -344,6 +344,13 @@ if selected("W19") {
     report(w19, run(w19, repetitions: repetitions))
 }
 
+// W26: ResultProcedure, TransformProcedure and AsyncResultProcedure against a BlockProcedure
+// (OutputProcedureWorkload.swift).
+if selected("W26") {
+    let w26 = outputProcedureWorkload(count: n)
+    report(w26, run(w26, repetitions: repetitions))
+}
+
 // W14 and W15: PKNetwork's overhead over plain URLSession, against the same loopback server (python3).
 if selected("W14") || selected("W15") {
     if let server = BenchmarkServer() {
