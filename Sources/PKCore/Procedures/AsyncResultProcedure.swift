@@ -14,31 +14,35 @@
 /// handler), and cancels the Task running an `async` closure; a `CancellationError` thrown because of that
 /// finishes the procedure without recording another error. There is no timeout.
 open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: `outputSlot` and `task` are guarded by their Mutexes (inside ErasedSlot and ClosureTask),
-    // `completed` is a Mutex-guarded flag, `body` is immutable and Sendable; everything else is the superclass's.
+    // @unchecked Sendable: `outputSlot`, `task` and `completed` are guarded by their Mutexes (inside ErasedSlot
+    // and ClosureTask, and its own); `callback` and `asyncBlock` are immutable and Sendable; everything else is the
+    // superclass's.
     //
-    // PERF(W26): the output is stored erased (see ErasedSlot).
+    // PERF(W26): no field's type is built from `Output` (see ErasedSlot: the output is stored erased, and a
+    // function type's layout does not depend on it), and the callback form allocates nothing beyond the procedure.
 
     /// The completion handler given to the block.
     public typealias Completion = @Sendable (ProcedureResult<Output>) -> Void
 
-    private enum Body {
-        case callback(@Sendable (@escaping Completion) -> Void)
-        case async(@Sendable () async throws -> Output)
-    }
-
-    private let body: Body
+    /// The block, in the callback form.
+    private let callback: (@Sendable (@escaping Completion) -> Void)?
+    /// The block, in the async form.
+    private let asyncBlock: (@Sendable () async throws -> Output)?
     @usableFromInline
     let outputSlot = ErasedSlot()
-    private let task = ClosureTask()
-    private let completed = OnceFlag()
+    /// The Task running `asyncBlock`; only the async form has one.
+    private let task: ClosureTask?
+    /// Whether the block completed (later completions are ignored).
+    private let completed = PKMutex(false)
 
     /// Creates a procedure whose `block` calls its completion handler, from any thread, with the result.
     ///
     /// `block` runs in the procedure's event context; it must call the handler on every path, including after
     /// the procedure is cancelled.
     public init(block: @escaping @Sendable (@escaping Completion) -> Void) {
-        body = .callback(block)
+        callback = block
+        asyncBlock = nil
+        task = nil
         super.init()
     }
 
@@ -46,7 +50,9 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
     ///
     /// Cancelling the procedure cancels the Task.
     public init(asyncBlock: @escaping @Sendable () async throws -> Output) {
-        body = .async(asyncBlock)
+        callback = nil
+        self.asyncBlock = asyncBlock
+        task = ClosureTask()
         super.init()
     }
 
@@ -58,24 +64,27 @@ open class AsyncResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @
 
     /// Starts the block.
     open override func execute() {
-        switch body {
-        case .callback(let block):
-            block { [self] result in complete(with: result) }
-        case .async(let block):
-            task.start(for: self, block) { [self] result, becauseCancelled in
+        if let callback {
+            callback { [self] result in complete(with: result) }
+        } else if let asyncBlock, let task {
+            task.start(for: self, asyncBlock) { [self] result, becauseCancelled in
                 complete(with: result, recordingError: !becauseCancelled)
             }
         }
     }
 
     override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
-        task.cancel()
+        task?.cancel()
     }
 
     /// Sets the output and finishes, once: with the failure's error, unless `recordingError` is `false` (a
     /// `CancellationError` caused by cancelling the procedure).
     private func complete(with result: ProcedureResult<Output>, recordingError: Bool = true) {
-        guard completed.claim() else {
+        let first = completed.withLock { completed in
+            defer { completed = true }
+            return !completed
+        }
+        guard first else {
             log.verbose("completion called again; ignored")
             return
         }

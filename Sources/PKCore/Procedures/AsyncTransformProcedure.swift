@@ -24,31 +24,34 @@
 open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     Procedure, InputProcedure, OutputProcedure, @unchecked Sendable
 {
-    // @unchecked Sendable: `inputSlot`, `outputSlot` and `task` are guarded by their Mutexes (inside ErasedSlot
-    // and ClosureTask), `completed` is a Mutex-guarded flag, `body` is immutable and Sendable; everything else is
-    // the superclass's.
+    // @unchecked Sendable: `inputSlot`, `outputSlot`, `task` and `completed` are guarded by their Mutexes (inside
+    // ErasedSlot and ClosureTask, and its own); `callback` and `asyncTransform` are immutable and Sendable;
+    // everything else is the superclass's.
     //
-    // PERF(W26): the input and output are stored erased (see ErasedSlot).
+    // PERF(W26): no field's type is built from `Input` or `Output` (see ErasedSlot), and the callback form
+    // allocates nothing beyond the procedure.
 
     /// The completion handler given to the transform.
     public typealias Completion = @Sendable (ProcedureResult<Output>) -> Void
-
-    private enum Body {
-        case callback(@Sendable (Input, @escaping Completion) -> Void)
-        case async(@Sendable (Input) async throws -> Output)
-    }
 
     @usableFromInline
     let inputSlot = ErasedSlot()
     @usableFromInline
     let outputSlot = ErasedSlot()
-    private let completed = OnceFlag()
-    private let task = ClosureTask()
-    private let body: Body
+    /// Whether the transform completed (later completions are ignored).
+    private let completed = PKMutex(false)
+    /// The Task running `asyncTransform`; only the async form has one.
+    private let task: ClosureTask?
+    /// The transform, in the callback form.
+    private let callback: (@Sendable (Input, @escaping Completion) -> Void)?
+    /// The transform, in the async form.
+    private let asyncTransform: (@Sendable (Input) async throws -> Output)?
 
     /// Creates a procedure whose `transform` calls its completion handler with the output for the input.
     public init(transform: @escaping @Sendable (Input, @escaping Completion) -> Void) {
-        body = .callback(transform)
+        callback = transform
+        asyncTransform = nil
+        task = nil
         super.init()
     }
 
@@ -56,7 +59,9 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     ///
     /// Cancelling the procedure cancels the Task.
     public init(transform: @escaping @Sendable (Input) async throws -> Output) {
-        body = .async(transform)
+        callback = nil
+        asyncTransform = transform
+        task = ClosureTask()
         super.init()
     }
 
@@ -79,11 +84,10 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
             return
         }
         let value = ErasedSlot.cast(erasedInput, to: Input.self)
-        switch body {
-        case .callback(let transform):
-            transform(value) { [self] result in complete(with: result) }
-        case .async(let transform):
-            let body: @Sendable () async throws -> Output = { try await transform(value) }
+        if let callback {
+            callback(value) { [self] result in complete(with: result) }
+        } else if let asyncTransform, let task {
+            let body: @Sendable () async throws -> Output = { try await asyncTransform(value) }
             task.start(for: self, body) { [self] result, becauseCancelled in
                 complete(with: result, recordingError: !becauseCancelled)
             }
@@ -91,13 +95,17 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     }
 
     override func cancelAcceptedOnCancellingThread(withErrors errors: [any Error]) {
-        task.cancel()
+        task?.cancel()
     }
 
     /// Sets the output and finishes, once: with the failure's error, unless `recordingError` is `false` (a
     /// `CancellationError` caused by cancelling the procedure).
     private func complete(with result: ProcedureResult<Output>, recordingError: Bool = true) {
-        guard completed.claim() else {
+        let first = completed.withLock { completed in
+            defer { completed = true }
+            return !completed
+        }
+        guard first else {
             log.verbose("completion called again; ignored")
             return
         }
