@@ -40,7 +40,16 @@ final class OutcomeChannel: Sendable {
     /// The position of the next procedure to finish, or `nil` once every one was taken or the channel was
     /// terminated. Cancelling the calling Task terminates the channel.
     func next() async -> Int? {
-        await withTaskCancellationHandler {
+        // PERF(W19): an outcome already delivered is taken at once, without a continuation or a cancellation
+        // handler. A cancelled consumer takes the slow path, whose handler ends the sequence as before.
+        if !Task.isCancelled {
+            switch state.withLock({ $0.poll() }) {
+            case .element(let index)?: return index
+            case .end?: return nil
+            case .suspended?, nil: break
+            }
+        }
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
                 switch state.withLock({ $0.next(continuation) }) {
                 case .element(let index): continuation.resume(returning: index)

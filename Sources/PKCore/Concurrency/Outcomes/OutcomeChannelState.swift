@@ -58,6 +58,13 @@ struct OutcomeChannelState<Element> {
     }
 
     /// Event: a consumer asks for the next outcome; `continuation` is kept when there is none yet.
+    /// The next element if one is buffered, `.end` if none ever will be; `nil` when the consumer must wait.
+    mutating func poll() -> NextAction? {
+        if let element = buffer.popFirst() { return .element(element) }
+        if isTerminated || undelivered == 0 { return .end }
+        return nil
+    }
+
     mutating func next(_ continuation: CheckedContinuation<Element?, Never>) -> NextAction {
         if let element = buffer.popFirst() { return .element(element) }
         if isTerminated || undelivered == 0 { return .end }
