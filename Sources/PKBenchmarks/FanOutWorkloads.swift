@@ -88,11 +88,10 @@ func taskGroupFanOut(_ count: Int, width: Int) -> Int {
 /// The W19 workload: `count` pieces of work, 4 at a time, taken with `outcomes(of:)`, a task group, `results(of:)`,
 /// and added then waited for synchronously (the reference: no Task, no channel).
 ///
-/// The target is on what the sequence adds: `outcomes(of:)` at most 1.5× the reference. Against the task group the
-/// procedures themselves cost 3.2–3.7× (a `ResultProcedure` is twice a `BlockProcedure`, mostly generic-metadata
-/// lookups in PKCore's unspecialised generic classes), and that ratio swings with the machine (the task group takes
-/// 1.0–2.5 µs per piece), so it is reported, not targeted. Measured (2-core machine, 2026-11-27): first version
-/// 1.53–1.71× the reference; with the channel made non-generic, 1.27–1.34×, and 4.1–4.8× the task group.
+/// The targets (issue 38): `outcomes(of:)` at most 2× the task group and at most 1.15× the reference (what the
+/// sequence adds to the procedures' own cost). Measured (2-core machine): 2026-11-27, 1.27–1.34× the reference and
+/// 4.1–4.8× the task group; 2026-11-29, with the value procedures' storage erased and buffered outcomes taken
+/// without suspending, 1.14–1.42× and 2.7–3.1×, the reference itself 2.2–2.4× the task group.
 func fanOutWorkload(count: Int) -> Workload {
     let width = 4
     let expected = fanOutExpectedSum(count)
@@ -116,9 +115,9 @@ func fanOutWorkload(count: Int) -> Workload {
             let waited = ratio(m, names.waited, names.taskGroup)
             return (
                 String(
-                    format: "≤1.5×reference (%.2f); vs TG %.2f (results(of:) %.2f, reference %.2f)", overReference,
+                    format: "≤1.15×reference (%.2f), ≤2×TG (%.2f; results(of:) %.2f, reference %.2f)", overReference,
                     tg, results, waited),
-                overReference <= 1.5
+                overReference <= 1.15 && tg <= 2
             )
         })
 }

@@ -225,7 +225,7 @@ if selected("W10") {
         ],
         target: { m in
             let tg = ratio(m, "ProcedureQueue.run", "TaskGroup(window 64)")
-            return (String(format: "≤1.5×TG (%.2f)", tg), tg <= 1.5)
+            return (String(format: "≤1.2×TG (%.2f)", tg), tg <= 1.2)
         })
     report(w10, run(w10, repetitions: repetitions))
 }
