@@ -91,7 +91,7 @@ func taskGroupFanOut(_ count: Int, width: Int) -> Int {
 /// The targets (issue 38): `outcomes(of:)` at most 2× the task group and at most 1.15× the reference (what the
 /// sequence adds to the procedures' own cost). Measured (2-core machine): 2026-11-27, 1.27–1.34× the reference and
 /// 4.1–4.8× the task group; 2026-11-29, with the value procedures' storage erased and buffered outcomes taken
-/// without suspending, 1.14–1.42× and 2.7–3.1×, the reference itself 2.2–2.4× the task group.
+/// without suspending, 1.11–1.44× and 2.5–3.1×, the reference itself 2.0–2.4× the task group.
 func fanOutWorkload(count: Int) -> Workload {
     let width = 4
     let expected = fanOutExpectedSum(count)
