@@ -35,7 +35,9 @@
                 input.snoozingRuns = 1
                 input.snoozeMilliseconds = 60_000
                 let id = try await fixture.queue.enqueue(TestJob.self, input: input)
-                try fixture.startWorker()
+                // A lease no heartbeat can miss on a loaded machine: with the default 2 s, a CI run saw the lease
+                // expire before the snooze was recorded, and the reaper requeue the job (attempt 1, due at once).
+                try fixture.startWorker(lease: .seconds(60))
                 try await eventually("the job to snooze") {
                     let job = try await fixture.queue.job(id)
                     return job.state == .available && fixture.probe.hasStarted("later")
