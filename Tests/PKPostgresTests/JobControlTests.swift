@@ -43,6 +43,7 @@
                     return job.state == .available && fixture.probe.hasStarted("later")
                 }
                 let job = try await fixture.queue.job(id)
+                #expect(job.errors.isEmpty)
                 #expect(job.runAt > Date().addingTimeInterval(50))
                 #expect(job.attempt == 0)
                 #expect(
