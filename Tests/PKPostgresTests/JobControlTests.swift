@@ -35,12 +35,14 @@
                 input.snoozingRuns = 1
                 input.snoozeMilliseconds = 60_000
                 let id = try await fixture.queue.enqueue(TestJob.self, input: input)
-                // A lease no heartbeat can miss on a loaded machine: with the default 2 s, a CI run saw the lease
-                // expire before the snooze was recorded, and the reaper requeue the job (attempt 1, due at once).
-                try fixture.startWorker(lease: .seconds(60))
+                try fixture.startWorker()
+                // The probe first, then the row: read the other way round, a row read before the claim (available)
+                // with a start seen after it passed for a snooze, and the checks below then read the running job
+                // (attempt 1, due at its enqueue), as a loaded CI run did. Once started, the job is running until
+                // the snooze is recorded, so `available` after the start means snoozed.
                 try await eventually("the job to snooze") {
-                    let job = try await fixture.queue.job(id)
-                    return job.state == .available && fixture.probe.hasStarted("later")
+                    guard fixture.probe.hasStarted("later") else { return false }
+                    return try await fixture.queue.job(id).state == .available
                 }
                 let job = try await fixture.queue.job(id)
                 #expect(job.errors.isEmpty)
