@@ -1,11 +1,28 @@
 // The three kinds of work the example runs, one per BackgroundObserver behaviour, and what makes the poller fail.
 import Foundation
 import PKCore
+import Synchronization
+
+/// Whether the program printed its last line (``sayLast(_:)``); every write happens under this lock.
+private let outputClosed = Mutex(false)
 
 /// Writes `line` and a newline to standard output in one unbuffered write, so that a parent reading a pipe sees
-/// each line at once and lines from different threads do not interleave.
+/// each line at once and lines from different threads do not interleave. Nothing is written after the program's
+/// last line: work still running when it exits (a participant a third signal left stopping) stays silent.
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    outputClosed.withLock { closed in
+        guard !closed else { return }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Writes the program's last line, as ``say(_:)`` does; nothing is written after it.
+func sayLast(_ line: String) {
+    outputClosed.withLock { closed in
+        guard !closed else { return }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        closed = true
+    }
 }
 
 /// Uploads for a fixed time and cannot be interrupted: watched with `.never`, it holds shutdown open until it is

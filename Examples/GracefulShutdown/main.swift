@@ -92,5 +92,5 @@ queue.add(procedures: upload, poller, stubborn)
 let report = coordinator.syncWaitForShutdown()
 say(report.description)
 let status: Int32 = !report.isComplete ? 1 : report.failures.isEmpty ? 0 : 2
-say("exit \(status)")
+sayLast("exit \(status)")
 exit(status)
