@@ -16,34 +16,29 @@ private func blockProcedures(_ count: Int) -> Int {
     return slots.sum
 }
 
-/// `count` `ResultProcedure<Int>`s returning their index, the outputs summed after the wait.
+/// `count` `ResultProcedure<Int>`s returning their index.
 private func resultProcedures(_ count: Int) -> Int {
-    let queue = ProcedureQueue()
-    let procedures = (0..<count).map { index in ResultProcedure { index } }
-    queue.add(procedures: procedures)
-    queue.waitUntilAllOperationsAreFinished()
-    return procedures.reduce(0) { $0 &+ ($1.output.success ?? 0) }
+    addWaitAndSum((0..<count).map { index in ResultProcedure { index } })
 }
 
 /// `count` `TransformProcedure<Int, Int>`s given their index as input before they are added.
 private func transformProcedures(_ count: Int) -> Int {
-    let queue = ProcedureQueue()
-    let procedures = (0..<count).map { index in
-        let procedure = TransformProcedure<Int, Int> { $0 }
-        procedure.input = .ready(index)
-        return procedure
-    }
-    queue.add(procedures: procedures)
-    queue.waitUntilAllOperationsAreFinished()
-    return procedures.reduce(0) { $0 &+ ($1.output.success ?? 0) }
+    addWaitAndSum(
+        (0..<count).map { index in
+            let procedure = TransformProcedure<Int, Int> { $0 }
+            procedure.input = .ready(index)
+            return procedure
+        })
 }
 
 /// `count` `AsyncResultProcedure<Int>`s whose callback completes at once with their index.
 private func asyncResultProcedures(_ count: Int) -> Int {
+    addWaitAndSum((0..<count).map { index in AsyncResultProcedure<Int> { completion in completion(.success(index)) } })
+}
+
+/// Adds `procedures` to a new queue, waits for them and sums their outputs, read back after the wait.
+private func addWaitAndSum<P: OutputProcedure>(_ procedures: [P]) -> Int where P.Output == Int {
     let queue = ProcedureQueue()
-    let procedures = (0..<count).map { index in
-        AsyncResultProcedure<Int> { completion in completion(.success(index)) }
-    }
     queue.add(procedures: procedures)
     queue.waitUntilAllOperationsAreFinished()
     return procedures.reduce(0) { $0 &+ ($1.output.success ?? 0) }
@@ -51,8 +46,9 @@ private func asyncResultProcedures(_ count: Int) -> Int {
 
 /// One `Int` per procedure, each written by one procedure only and read after the queue is waited for.
 private struct Slots: @unchecked Sendable {
-    // @unchecked Sendable: each slot is written by one procedure; `waitUntilAllOperationsAreFinished()` orders
-    // those writes before `sum` reads them.
+    // @unchecked Sendable: no lock of its own. Each slot is written by one procedure only, and the queue's mutex,
+    // taken as each procedure finishes and by `waitUntilAllOperationsAreFinished()`, orders those writes before
+    // `sum` reads them.
     private let buffer: UnsafeMutableBufferPointer<Int>
     init(_ count: Int) { buffer = .allocate(capacity: count) }
     func store(_ value: Int, at index: Int) { buffer[index] = value }

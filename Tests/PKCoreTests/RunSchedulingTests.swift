@@ -48,6 +48,19 @@ struct RunSchedulingTests {
         if !signalled { Issue.record("timed out waiting for \(what)") }
     }
 
+    /// Waits until `procedure` is on its queue (``Procedure/isEnqueued``), which `run(_:)` makes it before it
+    /// would start; records an issue after the hang timeout.
+    private static func waitUntilEnqueued(_ procedure: Procedure) async {
+        let deadline = ContinuousClock.now + .seconds(hangTimeout)
+        while !procedure.isEnqueued {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting for \(procedure.procedureName) to be enqueued")
+                return
+            }
+            await Task.yield()
+        }
+    }
+
     @Test func theQueueIsCurrentInAProcedureItRuns() async throws {
         let queue = ProcedureQueue()
         let current = PKMutex<ProcedureQueue?>(nil)
@@ -61,8 +74,9 @@ struct RunSchedulingTests {
         let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         queue.add(procedure: Self.blocker(order, started: started, release: release))
         await Self.wait(for: started, "the blocker to start")
-        let running = Task { try await queue.run(BlockProcedure { order.append("awaited") }) }
-        try await Task.sleep(for: .milliseconds(50))
+        let awaited = BlockProcedure { order.append("awaited") }
+        let running = Task { try await queue.run(awaited) }
+        await Self.waitUntilEnqueued(awaited)
         #expect(order.all == ["blocker"])
         release.signal()
         try await running.value
@@ -77,8 +91,9 @@ struct RunSchedulingTests {
         await Self.wait(for: started, "the blocker to start")
         let waiting = BlockProcedure { order.append("waiting") }
         queue.add(procedure: waiting)
-        let running = Task { try await queue.run(BlockProcedure { order.append("awaited") }) }
-        try await Task.sleep(for: .milliseconds(50))
+        let awaited = BlockProcedure { order.append("awaited") }
+        let running = Task { try await queue.run(awaited) }
+        await Self.waitUntilEnqueued(awaited)
         release.signal()
         try await running.value
         #expect(await waitForFinish([waiting], timeout: hangTimeout))
@@ -89,8 +104,9 @@ struct RunSchedulingTests {
         let queue = ProcedureQueue()
         queue.isSuspended = true
         let order = Order()
-        let running = Task { try await queue.run(BlockProcedure { order.append("awaited") }) }
-        try await Task.sleep(for: .milliseconds(50))
+        let awaited = BlockProcedure { order.append("awaited") }
+        let running = Task { try await queue.run(awaited) }
+        await Self.waitUntilEnqueued(awaited)
         #expect(order.all.isEmpty)
         queue.isSuspended = false
         try await running.value
@@ -115,7 +131,7 @@ struct RunSchedulingTests {
         let dependent = BlockProcedure { order.append("dependent") }
         dependent.addDependency(dependency)
         let running = Task { try await queue.run(dependent) }
-        try await Task.sleep(for: .milliseconds(20))
+        await Self.waitUntilEnqueued(dependent)
         #expect(order.all.isEmpty)
         queue.add(procedure: dependency)
         try await running.value

@@ -101,11 +101,7 @@ open class AsyncTransformProcedure<Input: Sendable, Output: Sendable>:
     /// Sets the output and finishes, once: with the failure's error, unless `recordingError` is `false` (a
     /// `CancellationError` caused by cancelling the procedure).
     private func complete(with result: ProcedureResult<Output>, recordingError: Bool = true) {
-        let first = completed.withLock { completed in
-            defer { completed = true }
-            return !completed
-        }
-        guard first else {
+        guard completed.claimOnce() else {
             log.verbose("completion called again; ignored")
             return
         }
