@@ -35,7 +35,9 @@
                 }
                 for index in 0..<6 {
                     var input = fixture.input("fast\(index)")
-                    input.sleepMilliseconds = 50
+                    // Long enough to overlap on a loaded machine: at 50 ms, a CI run saw each finish before the
+                    // next was claimed.
+                    input.sleepMilliseconds = 400
                     ids.append(try await fixture.queue.enqueue(TestJob.self, input: input))
                 }
                 try fixture.startWorker(concurrency: 4, queues: ["slow", "default"], queueConcurrency: ["slow": 1])
